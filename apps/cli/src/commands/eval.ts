@@ -1,0 +1,155 @@
+import {
+  BadRequestError,
+  bindIdentity,
+  buildReceiptBody,
+  chainReceipt,
+  compileBundle,
+  enforceResponse,
+  hashCanonical,
+  isJsonObject,
+  mediateRequest,
+  type ResponseEvidence,
+  type Surface,
+} from '@toolgate/core';
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { readDocuments, readSingleDocument } from '../documents.ts';
+import { policiesFromDocuments } from '../policy-documents.ts';
+
+export interface EvalOptions {
+  policy: string[];
+  request: string;
+  surface?: 'openai' | 'anthropic';
+  response?: string;
+  user?: string;
+  service?: string;
+  session?: string;
+  now: string;
+  gateway: string;
+}
+
+export function registerEval(program: Command): void {
+  program
+    .command('eval')
+    .summary('run the mediation engine locally on a request')
+    .description(
+      [
+        'Runs the mediation engine locally: applies the policy to a provider request and prints',
+        '{"providerRequest": …, "receipt": …} as JSON. Nothing is sent anywhere.',
+        '',
+        'The policy file holds a MediationPolicy resource (YAML or JSON, several documents',
+        'allowed: they merge by priority, then name) or a bare `tool_mediation:` block.',
+        'The request file holds an OpenAI Chat Completions or Anthropic Messages request body.',
+        'With --response, the provider response (JSON body, or an SSE stream as text) is run',
+        'through response-side enforcement too, and "agentResponse" is printed as well.',
+        '',
+        'Output is deterministic: the same inputs always print the same bytes.',
+        'Exit codes: 0 ok, 1 invalid policy, request or response (the message names the field),',
+        '2 wrong usage.',
+      ].join('\n'),
+    )
+    .requiredOption('-p, --policy <file...>', 'policy file(s): YAML or JSON')
+    .requiredOption('-r, --request <file>', 'provider request body: JSON or YAML')
+    .option(
+      '-s, --surface <surface>',
+      'openai | anthropic (default: detected from the request; openai when unsure)',
+    )
+    .option('--response <file>', 'provider response to enforce: JSON body or SSE text')
+    .option('--user <id>', 'x-user-id of the calling agent')
+    .option('--service <id>', 'x-service-id of the calling agent')
+    .option('--session <id>', 'x-session-id of the calling agent')
+    .option('--now <iso>', 'timestamp for the receipt', '1970-01-01T00:00:00.000Z')
+    .option('--gateway <name>', 'gateway name for the receipt', 'local')
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  toolgate eval --policy examples/policies/github-guardrails.yaml \\',
+        '                --request examples/requests/openai-chat.json',
+        '  toolgate eval -p policy.yaml -r request.json --surface anthropic --user alice',
+      ].join('\n'),
+    )
+    .action(async (options: EvalOptions) => {
+      const output = await runEval(options);
+      process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+    });
+}
+
+export async function runEval(options: EvalOptions): Promise<Record<string, unknown>> {
+  const policies = [];
+  for (const file of options.policy) {
+    policies.push(...policiesFromDocuments(await readDocuments(file), file));
+  }
+  const request = await readSingleDocument(options.request);
+  const surface = surfaceOf(options.surface, request);
+  const bundle = compileBundle({ policies });
+  const claims = {
+    ...(options.user ? { human: options.user } : {}),
+    ...(options.service ? { service: options.service } : {}),
+    ...(options.session ? { session: options.session } : {}),
+  };
+  const identity = bindIdentity(claims, [], bundle.unknownIdentities);
+  const result = mediateRequest(bundle, { surface, body: request, identity: claims });
+
+  let agentResponse: unknown;
+  let evidence: ResponseEvidence | undefined;
+  if (options.response) {
+    const enforced = enforceResponse(await readResponse(options.response), result.response);
+    agentResponse = enforced.body;
+    evidence = enforced.evidence;
+  }
+  const body = buildReceiptBody({
+    id: `eval-${hashCanonical(request).slice(7, 23)}`,
+    gateway: options.gateway,
+    receivedAt: isoOrThrow(options.now),
+    completedAt: isoOrThrow(options.now),
+    latencyMs: { total: 0, mediation: 0, upstream: 0 },
+    identity,
+    bundleEtag: bundle.etag,
+    mediation: result,
+    outcome: { status: 200 },
+    ...(evidence ? { response: evidence } : {}),
+  });
+  return {
+    providerRequest: result.body,
+    ...(options.response ? { agentResponse } : {}),
+    receipt: chainReceipt(body, null),
+  };
+}
+
+/** A response file: a JSON body, or an SSE stream kept as text. */
+async function readResponse(path: string): Promise<{ sse: string } | { json: unknown }> {
+  const text = await readFile(path, 'utf8').catch(() => {
+    throw new BadRequestError(`${path}: no such file`);
+  });
+  if (/^\s*(data|event|:)/.test(text)) return { sse: text };
+  try {
+    return { json: JSON.parse(text) };
+  } catch (error) {
+    throw new BadRequestError(`${path}: invalid JSON: ${(error as Error).message}`);
+  }
+}
+
+function surfaceOf(option: string | undefined, request: unknown): Surface {
+  if (option === 'openai') return 'openai-chat';
+  if (option === 'anthropic') return 'anthropic-messages';
+  if (option !== undefined) {
+    throw new BadRequestError(`--surface: must be "openai" or "anthropic", not "${option}"`);
+  }
+  return looksAnthropic(request) ? 'anthropic-messages' : 'openai-chat';
+}
+
+/** Anthropic requests carry a top-level `system` or tools with `input_schema`. */
+function looksAnthropic(request: unknown): boolean {
+  if (!isJsonObject(request)) return false;
+  if (request.system !== undefined || request.mcp_servers !== undefined) return true;
+  const tools = Array.isArray(request.tools) ? request.tools : [];
+  return tools.some((t) => isJsonObject(t) && ('input_schema' in t || 'name' in t));
+}
+
+function isoOrThrow(value: string): string {
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw new BadRequestError(`--now: not an ISO timestamp: ${value}`);
+  return date.toISOString();
+}

@@ -1,0 +1,19 @@
+import { runCoreMediationBench } from './core-mediation.ts';
+import type { BenchResult } from './measure.ts';
+
+// `pnpm bench`: every benchmark, each measured against its baseline in this same process.
+const benches: Array<{ name: string; run: () => BenchResult | Promise<BenchResult> }> = [
+  { name: 'core-mediation', run: runCoreMediationBench },
+];
+
+const only = process.argv.slice(2);
+let failed = 0;
+for (const bench of benches) {
+  if (only.length > 0 && !only.includes(bench.name)) continue;
+  process.stdout.write(`\n▶ ${bench.name} …\n`);
+  const result = await bench.run();
+  process.stdout.write(`${result.name}\n${result.lines.map((l) => `  ${l}`).join('\n')}\n`);
+  if (!result.passed) failed++;
+}
+process.stdout.write(`\n${failed === 0 ? 'all targets met' : `${failed} target(s) missed`}\n`);
+if (process.env.BENCH_STRICT === '1' && failed > 0) process.exitCode = 1;

@@ -1,0 +1,160 @@
+import { hashCanonical } from '../hash/hash.ts';
+import type { PolicyRevisionRef } from '../receipt/receipt-schema.ts';
+import {
+  type MediationPolicySpec,
+  MediationPolicySpec as MediationPolicySpecSchema,
+  type MediationRule,
+  type MetaTool,
+} from '../resources/mediation-policy.ts';
+import type { ProviderProfileSpec } from '../resources/provider-profile.ts';
+import type { DeclaredBy, MediationMode, Surface } from '../resources/vocabulary.ts';
+import { SEED_PROVIDER_PROFILES } from '../seed/provider-profiles.ts';
+import { parseOrThrow } from '../validate.ts';
+import type { ActionIdentity } from './action.ts';
+import { DEFAULT_META_TOOLS } from './meta-tools.ts';
+import { compileNamePattern, type NameMatcher } from './name-pattern.ts';
+import { DEFAULT_REDACTED_KEYS } from './redact.ts';
+
+/** One policy revision as a bundle carries it. */
+export interface BundlePolicy {
+  name: string;
+  generation: number;
+  /** Canonical hash of the spec; computed when absent. */
+  hash?: string;
+  spec: unknown;
+}
+
+export interface BundleInput {
+  /** The bundle's ETag (canonical hash); receipts record it. */
+  etag?: string;
+  policies: ReadonlyArray<BundlePolicy>;
+  /** Provider profiles by surface; the seeded honest profiles when absent. */
+  profiles?: ReadonlyArray<ProviderProfileSpec>;
+}
+
+/** The request a rule is evaluated against, besides the tool itself. */
+export interface RequestFacts {
+  surface: Surface;
+  model: string;
+  identity: ActionIdentity;
+}
+
+export interface CompiledRule {
+  readonly policy: string;
+  readonly mode: MediationMode;
+  readonly rule: MediationRule;
+  /** True when the rule's request-level selectors (provider, model, identity) accept it. */
+  appliesTo(facts: RequestFacts): boolean;
+  /** True when the rule's tool selectors (name, declared_by) accept the tool. */
+  matchesTool(name: string, declaredBy: DeclaredBy): boolean;
+}
+
+/** A bundle validated and prepared once, then used for every request. */
+export interface CompiledBundle {
+  readonly etag: string;
+  /** Policy revisions in merged order (priority desc, then name). */
+  readonly policies: ReadonlyArray<PolicyRevisionRef>;
+  /** Every enabled rule in merged order. */
+  readonly rules: ReadonlyArray<CompiledRule>;
+  readonly hasObserveRules: boolean;
+  readonly metaTools: ReadonlyArray<MetaTool>;
+  readonly redact: ReadonlyArray<string>;
+  readonly unknownIdentities: 'reject' | 'unverified';
+  profileFor(surface: Surface): ProviderProfileSpec | undefined;
+}
+
+/** Canonical hash of a policy spec: what a revision is identified by. */
+export function policySpecHash(spec: MediationPolicySpec): string {
+  return hashCanonical(spec);
+}
+
+/**
+ * Validates every policy (errors name `policies[i].spec.…`) and orders them: higher priority
+ * first, then by name, so the merged order never depends on the order policies arrived in.
+ */
+export function compileBundle(input: BundleInput): CompiledBundle {
+  const parsed = input.policies.map((policy, index) => ({
+    name: policy.name,
+    generation: policy.generation,
+    spec: parseOrThrow(MediationPolicySpecSchema, policy.spec, 'MediationBundle', [
+      'policies',
+      index,
+      'spec',
+    ]),
+    hash: policy.hash,
+  }));
+  parsed.sort(
+    (a, b) =>
+      b.spec.priority - a.spec.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
+  const rules: CompiledRule[] = [];
+  for (const policy of parsed) {
+    for (const rule of policy.spec.rules) {
+      if (rule.enabled === false) continue;
+      rules.push(compileRule(policy.name, policy.spec.mode, rule));
+    }
+  }
+  const policies = parsed.map((p) => ({
+    name: p.name,
+    generation: p.generation,
+    hash: p.hash ?? policySpecHash(p.spec),
+  }));
+  const profiles = new Map<Surface, ProviderProfileSpec>();
+  for (const profile of input.profiles ?? SEED_PROVIDER_PROFILES.map((p) => p.spec)) {
+    profiles.set(profile.surface, profile);
+  }
+  const metaTools = [...DEFAULT_META_TOOLS];
+  for (const policy of parsed) {
+    for (const meta of policy.spec.metaTools ?? []) {
+      if (!metaTools.some((m) => m.name === meta.name)) metaTools.push(meta);
+    }
+  }
+  return {
+    etag: input.etag ?? hashCanonical(policies),
+    policies,
+    rules,
+    hasObserveRules: rules.some((r) => r.mode === 'observe'),
+    metaTools,
+    redact: [...new Set([...DEFAULT_REDACTED_KEYS, ...parsed.flatMap((p) => p.spec.redact ?? [])])],
+    unknownIdentities: parsed.some((p) => p.spec.unknownIdentities === 'reject')
+      ? 'reject'
+      : 'unverified',
+    profileFor: (surface) => profiles.get(surface),
+  };
+}
+
+function compileRule(policy: string, mode: MediationMode, rule: MediationRule): CompiledRule {
+  const { match } = rule;
+  const name = match.name === undefined ? undefined : compileNamePattern(match.name);
+  const declaredBy = toSet(match.declared_by);
+  const providers = toSet(match.provider);
+  const model = match.model === undefined ? undefined : compileNamePattern(match.model);
+  const identity = match.identity;
+  const human = identity?.human === undefined ? undefined : compileNamePattern(identity.human);
+  const service = identity?.service === undefined ? undefined : compileNamePattern(identity.service);
+  const session = identity?.session === undefined ? undefined : compileNamePattern(identity.session);
+  return {
+    policy,
+    mode,
+    rule,
+    appliesTo: (facts) =>
+      (providers === undefined || providers.has(facts.surface)) &&
+      (model === undefined || model(facts.model)) &&
+      optionalMatch(human, facts.identity.human) &&
+      optionalMatch(service, facts.identity.service) &&
+      optionalMatch(session, facts.identity.session),
+    matchesTool: (toolName, toolDeclaredBy) =>
+      (name === undefined || name(toolName)) &&
+      (declaredBy === undefined || declaredBy.has(toolDeclaredBy)),
+  };
+}
+
+/** A selector on an identity field the request does not carry never matches. */
+function optionalMatch(matcher: NameMatcher | undefined, value: string | undefined): boolean {
+  return matcher === undefined || (value !== undefined && matcher(value));
+}
+
+function toSet<T>(value: T | T[] | undefined): Set<T> | undefined {
+  if (value === undefined) return undefined;
+  return new Set(Array.isArray(value) ? value : [value]);
+}

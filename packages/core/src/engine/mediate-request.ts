@@ -1,0 +1,388 @@
+import { sha256Hex } from '#sha256';
+import { ValidationError } from '../errors.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../json/json-value.ts';
+import type {
+  AppliedRule,
+  PolicyRevisionRef,
+  ToolDescriptor,
+  ToolMediationBlock,
+  ToolRecord,
+} from '../receipt/receipt-schema.ts';
+import type { ToolDeclarationInput } from '../resources/mediation-policy.ts';
+import { fidelityFor } from '../resources/provider-profile.ts';
+import type { Fidelity, MediationMode, PolicyState, Surface } from '../resources/vocabulary.ts';
+import { MediationMode as MediationModes } from '../resources/vocabulary.ts';
+import type { ResponseContext } from '../response/response-context.ts';
+import type { ActionIdentity } from './action.ts';
+import type { CompiledBundle, CompiledRule, RequestFacts } from './compile-bundle.ts';
+import { isMetaTool } from './meta-tools.ts';
+import { assignProviderNames } from './provider-names.ts';
+import type { RequestTool, SurfaceAdapter } from './request-tool.ts';
+import { createResponseContext, type MediatedTool } from './response-decisions.ts';
+import { anthropicMessagesAdapter } from './surfaces/anthropic-messages.ts';
+import { openAIChatAdapter } from './surfaces/openai-chat.ts';
+import { appendDescription, mergeSchema, replacementParts, tryCanonicalize } from './tool-schema.ts';
+
+export interface MediationInput {
+  surface: Surface;
+  /** The agent's request body, parsed. Never mutated. */
+  body: unknown;
+  /** The identity bound to the request (rules may select on it; action ids include it). */
+  identity?: ActionIdentity;
+  /** Gateway-hosted tools to offer the provider (declared_by wardwright; they win collisions). */
+  hostedTools?: ReadonlyArray<ToolDeclarationInput>;
+}
+
+export interface MediationResult {
+  /** The request to send to the provider; the input object itself when nothing changed. */
+  body: JsonObject;
+  changed: boolean;
+  model: string;
+  stream: boolean;
+  /** The receipt's `wardwright_tool_mediation` block; absent when mediation changed nothing. */
+  mediation?: ToolMediationBlock;
+  /** The per-tool model for every tool of the request. */
+  tools: ToolRecord[];
+  /** Every declaration the receipt references, by schema hash (for the schema store). */
+  schemas: ReadonlyMap<string, JsonObject>;
+  policies: ReadonlyArray<PolicyRevisionRef>;
+  /** What the response side needs: name mapping, blocking, hosted-event mapping. */
+  response: ResponseContext;
+}
+
+const ADAPTERS: Record<Surface, SurfaceAdapter> = {
+  'openai-chat': openAIChatAdapter,
+  'anthropic-messages': anthropicMessagesAdapter,
+};
+const REQUEST_KIND: Record<Surface, string> = {
+  'openai-chat': 'ChatCompletionRequest',
+  'anthropic-messages': 'MessagesRequest',
+};
+const MODE_RANK = new Map(MediationModes.options.map((mode, rank) => [mode, rank]));
+
+/** A tool while rules are applied to it. */
+interface Entry extends MediatedTool {
+  kind: 'function' | 'provider';
+  type: string;
+  canonical: string;
+  readonly originalCanonical: string;
+  readonly originalHash: string;
+}
+
+/**
+ * Rewrites the tools of one provider request according to the bundle (SPEC §2). Pure and
+ * deterministic: the same bundle and input give byte-identical output. Throws only
+ * {@link ValidationError} (with field paths) for requests it cannot read.
+ */
+export function mediateRequest(bundle: CompiledBundle, input: MediationInput): MediationResult {
+  const adapter = ADAPTERS[input.surface];
+  const kind = REQUEST_KIND[input.surface];
+  const body = input.body;
+  if (!isJsonObject(body)) {
+    throw new ValidationError(kind, [{ field: '(root)', message: 'must be a JSON object' }]);
+  }
+  if (typeof body.model !== 'string' || body.model === '') {
+    throw new ValidationError(kind, [{ field: 'model', message: 'is required' }]);
+  }
+  const facts: RequestFacts = {
+    surface: input.surface,
+    model: body.model,
+    identity: input.identity ?? {},
+  };
+  const tools = [...adapter.readTools(body), ...hostedTools(adapter, input.hostedTools ?? [])];
+  const originals = tools.map((tool, index) => originalForm(tool, index, kind));
+  const fresh = () => tools.map((tool, i) => newEntry(tool, originals[i] as OriginalForm));
+
+  const applicable = bundle.rules.filter((rule) => rule.appliesTo(facts));
+  const enforced = applicable.filter((rule) => rule.mode !== 'observe');
+  const entries = fresh();
+  const applied = runRules(entries, enforced, adapter);
+  const observed = applicable.some((rule) => rule.mode === 'observe')
+    ? runRules(fresh(), applicable, adapter).filter((r) => r.mode === 'observe')
+    : [];
+  finalizeProviderNames(entries, adapter);
+
+  const inTools = entries.filter((e) => e.tool.origin === 'tools' || e.tool.origin === 'hosted');
+  const changed = entries.some((e) => !e.visible || e.canonical !== e.originalCanonical);
+  const output = changed ? writeRequest(body, entries, inTools, adapter) : body;
+  const profile = bundle.profileFor(input.surface);
+  const fidelity = (entry: Entry): Fidelity => fidelityOf(entry, profile);
+
+  const ruleRecords = (list: AppliedRuleWithMode[]) => list.map(({ mode: _m, ...r }) => r);
+  let mediation: ToolMediationBlock | undefined;
+  if (changed || observed.length > 0) {
+    mediation = {
+      schema: 'wardwright.tool_mediation.v1',
+      mode: blockMode(applied, observed, enforced),
+      applied_rules: ruleRecords(applied),
+      original_tools: entries.map((e) => descriptor(e, e.tool.name, e.tool.type, e.originalHash)),
+      provider_visible_tools: entries
+        .filter((e) => e.visible)
+        .map((e) => descriptor(e, e.providerName, e.type, e.hash)),
+    };
+    if (observed.length > 0) mediation.observed_rules = ruleRecords(observed);
+  }
+
+  const schemas = new Map<string, JsonObject>();
+  for (const e of entries) {
+    schemas.set(e.originalHash, e.tool.raw);
+    if (e.visible) schemas.set(e.hash, e.decl);
+  }
+  return {
+    body: output,
+    changed,
+    model: body.model,
+    stream: body.stream === true,
+    ...(mediation ? { mediation } : {}),
+    tools: entries.map((e) => toolRecord(e, fidelity(e), bundle)),
+    schemas,
+    policies: bundle.policies,
+    response: createResponseContext({
+      surface: input.surface,
+      tools: entries,
+      bundle,
+      facts,
+      fidelityOf: (tool) => fidelity(tool as Entry),
+    }),
+  };
+}
+
+interface OriginalForm {
+  canonical: string;
+  hash: string;
+}
+
+function originalForm(tool: RequestTool, index: number, kind: string): OriginalForm {
+  const canonical = tryCanonicalize(tool.raw);
+  if (canonical === undefined) {
+    const field = tool.origin === 'tools' ? `tools[${index}]` : tool.origin;
+    throw new ValidationError(kind, [
+      { field, message: 'must be valid I-JSON (no lone surrogates or non-finite numbers)' },
+    ]);
+  }
+  return { canonical, hash: `sha256:${sha256Hex(canonical)}` };
+}
+
+function newEntry(tool: RequestTool, original: OriginalForm): Entry {
+  return {
+    tool,
+    kind: tool.kind,
+    type: tool.type,
+    decl: tool.raw,
+    canonical: original.canonical,
+    hash: original.hash,
+    originalCanonical: original.canonical,
+    originalHash: original.hash,
+    state: 'allowed',
+    visible: true,
+    providerName: tool.name,
+  };
+}
+
+function hostedTools(
+  adapter: SurfaceAdapter,
+  declarations: ReadonlyArray<ToolDeclarationInput>,
+): RequestTool[] {
+  return declarations.map((declaration) => {
+    const parts = replacementParts(declaration);
+    return {
+      name: parts.name,
+      type: 'function',
+      kind: 'function',
+      declaredBy: 'wardwright',
+      executedBy: 'wardwright',
+      raw: adapter.writeFunction(parts),
+      origin: 'hosted',
+    };
+  });
+}
+
+type AppliedRuleWithMode = AppliedRule & { mode: MediationMode };
+
+/** Applies rules in merged order; each sees the previous rules' result. */
+function runRules(
+  entries: Entry[],
+  rules: ReadonlyArray<CompiledRule>,
+  adapter: SurfaceAdapter,
+): AppliedRuleWithMode[] {
+  const applied: AppliedRuleWithMode[] = [];
+  for (const compiled of rules) {
+    const matched: string[] = [];
+    for (const entry of entries) {
+      if (!entry.visible || !compiled.matchesTool(entry.tool.name, entry.tool.declaredBy)) continue;
+      if (applyRule(entry, compiled, adapter)) matched.push(entry.tool.name);
+    }
+    if (matched.length > 0) {
+      const { rule } = compiled;
+      applied.push({
+        id: rule.id,
+        action: rule.action,
+        matched_tools: matched,
+        policy: compiled.policy,
+        mode: compiled.mode,
+      });
+    }
+  }
+  return applied;
+}
+
+/** Applies one rule to one matched tool; false when it would change nothing. */
+function applyRule(entry: Entry, compiled: CompiledRule, adapter: SurfaceAdapter): boolean {
+  const { rule } = compiled;
+  switch (rule.action) {
+    case 'hide':
+      entry.visible = false;
+      entry.state = 'hidden';
+      return true;
+    case 'augment': {
+      if (entry.kind !== 'function') return false;
+      const parts = adapter.functionParts(entry.decl);
+      if (rule.description_append !== undefined) {
+        parts.description = appendDescription(parts.description, rule.description_append);
+      }
+      if (rule.parameters !== undefined) {
+        parts.parameters = mergeSchema(parts.parameters, rule.parameters);
+      }
+      if (!setDeclaration(entry, adapter.writeFunction(parts, entry.decl))) return false;
+      if (entry.state === 'allowed') entry.state = 'wrapped';
+      return true;
+    }
+    case 'replace': {
+      const parts = replacementParts(rule.tool);
+      if (!setDeclaration(entry, adapter.writeFunction(parts))) return false;
+      entry.kind = 'function';
+      entry.type = 'function';
+      entry.providerName = parts.name;
+      entry.state = 'replaced';
+      return true;
+    }
+    case 'rename': {
+      if (entry.kind !== 'function' || entry.providerName === rule.alias) return false;
+      const parts = adapter.functionParts(entry.decl);
+      setDeclaration(entry, adapter.writeFunction({ ...parts, name: rule.alias }, entry.decl));
+      entry.providerName = rule.alias;
+      if (entry.state === 'allowed') entry.state = 'wrapped';
+      return true;
+    }
+  }
+}
+
+/** Swaps in a new declaration; false when it is canonically the same as the current one. */
+function setDeclaration(entry: Entry, decl: JsonObject): boolean {
+  const canonical = tryCanonicalize(decl);
+  if (canonical === undefined || canonical === entry.canonical) return false;
+  entry.decl = decl;
+  entry.canonical = canonical;
+  entry.hash = `sha256:${sha256Hex(canonical)}`;
+  return true;
+}
+
+/**
+ * Gives provider-illegal names a deterministic alias, then deduplicates the `tools` array by
+ * provider name: a gateway-hosted tool wins a collision, otherwise the first one stays.
+ */
+function finalizeProviderNames(entries: Entry[], adapter: SurfaceAdapter): void {
+  const inTools = entries.filter(
+    (e) => e.visible && (e.tool.origin === 'tools' || e.tool.origin === 'hosted'),
+  );
+  const names = assignProviderNames(inTools.map((e) => e.providerName));
+  inTools.forEach((entry, i) => {
+    const alias = names[i] as string;
+    if (alias === entry.providerName || entry.kind !== 'function') return;
+    const parts = adapter.functionParts(entry.decl);
+    setDeclaration(entry, adapter.writeFunction({ ...parts, name: alias }, entry.decl));
+    entry.providerName = alias;
+  });
+  const winners = new Map<string, Entry>();
+  for (const entry of inTools) {
+    const current = winners.get(entry.providerName);
+    if (current === undefined) winners.set(entry.providerName, entry);
+    else if (entry.tool.declaredBy === 'wardwright' && current.tool.declaredBy !== 'wardwright') {
+      current.visible = false;
+      winners.set(entry.providerName, entry);
+    } else entry.visible = false;
+  }
+}
+
+function writeRequest(
+  body: JsonObject,
+  entries: Entry[],
+  inTools: Entry[],
+  adapter: SurfaceAdapter,
+): JsonObject {
+  const visible = inTools.filter((e) => e.visible);
+  const byAgentName = (name: string) => visible.find((e) => e.tool.name === name);
+  const choice = adapter.readToolChoice(body);
+  let toolChoice: JsonValue | undefined;
+  if (choice.kind === 'mode') toolChoice = choice.raw;
+  else if (choice.kind === 'named') {
+    const target = byAgentName(choice.name);
+    toolChoice = target ? adapter.renameToolChoice(choice, [target.providerName]) : undefined;
+  } else if (choice.kind === 'allowed') {
+    const names = choice.names.flatMap((n) => byAgentName(n)?.providerName ?? []);
+    toolChoice = names.length > 0 ? adapter.renameToolChoice(choice, names) : undefined;
+  }
+  const renames = new Map<string, string>();
+  for (const e of visible) {
+    if (e.tool.origin === 'tools' && e.providerName !== e.tool.name) {
+      renames.set(e.tool.name, e.providerName);
+    }
+  }
+  return adapter.writeRequest(body, {
+    declarations: visible.map((e) => e.decl),
+    toolChoice,
+    hiddenRequestLevel: entries
+      .filter((e) => !e.visible && e.tool.origin !== 'tools' && e.tool.origin !== 'hosted')
+      .map((e) => e.tool),
+    renames,
+  });
+}
+
+function blockMode(
+  applied: AppliedRuleWithMode[],
+  observed: AppliedRuleWithMode[],
+  enforced: ReadonlyArray<CompiledRule>,
+): MediationMode {
+  const modes = applied.length > 0 ? applied.map((r) => r.mode) : enforced.map((r) => r.mode);
+  if (modes.length === 0) return observed.length > 0 ? 'observe' : 'patch';
+  return modes.reduce((a, b) => ((MODE_RANK.get(b) ?? 0) > (MODE_RANK.get(a) ?? 0) ? b : a));
+}
+
+function descriptor(entry: Entry, name: string, type: string, hash: string): ToolDescriptor {
+  return { declared_by: entry.tool.declaredBy, name, type, schema_hash: hash };
+}
+
+function fidelityOf(
+  entry: Entry,
+  profile: Parameters<typeof fidelityFor>[0] | undefined,
+): Fidelity {
+  const { tool } = entry;
+  if (tool.declaredBy === 'wardwright') return 'emulated';
+  if (entry.state === 'replaced' || tool.kind === 'function') return 'pass_through';
+  if (tool.capability) return profile ? fidelityFor(profile, tool.capability) : 'opaque';
+  return tool.executedBy === 'agent' ? 'pass_through' : 'opaque';
+}
+
+function toolRecord(entry: Entry, fidelity: Fidelity, bundle: CompiledBundle): ToolRecord {
+  const { tool } = entry;
+  let state: PolicyState = entry.state;
+  if (state === 'allowed' && isMetaTool(tool.name, bundle.metaTools)) state = 'deferred';
+  else if (state === 'allowed' && fidelity === 'opaque' && tool.executedBy !== 'agent') {
+    state = 'opaque';
+  }
+  return {
+    name: tool.name,
+    ...(entry.visible && entry.providerName !== tool.name
+      ? { provider_name: entry.providerName }
+      : {}),
+    type: entry.type,
+    declared_by: tool.declaredBy,
+    executed_by: tool.executedBy,
+    visible_to_provider: entry.visible,
+    visible_to_agent: entry.visible && tool.executedBy !== 'wardwright',
+    policy_state: state,
+    fidelity,
+    ...(tool.capability ? { capability: tool.capability } : {}),
+    schema_hash: entry.visible ? entry.hash : entry.originalHash,
+  };
+}

@@ -1,0 +1,67 @@
+import type { JsonObject, JsonValue } from '../json/json-value.ts';
+import type { DeclaredBy, ExecutedBy } from '../resources/vocabulary.ts';
+
+/** A tool as the engine sees it, whatever surface it came from. */
+export interface RequestTool {
+  /** Agent-facing name: what rules match and what calls are mapped back to. */
+  readonly name: string;
+  /** `function` for function tools, else the provider's native type (`web_search_20250305`). */
+  readonly type: string;
+  /** Function tools can be augmented, renamed and replaced; provider-defined tools cannot. */
+  readonly kind: 'function' | 'provider';
+  readonly declaredBy: DeclaredBy;
+  readonly executedBy: ExecutedBy;
+  /** Capability contract of a provider-hosted tool. */
+  readonly capability?: string;
+  /** The declaration exactly as the agent (or the gateway) sent it; its hash is the schema hash. */
+  readonly raw: JsonObject;
+  /**
+   * Where it lives in the request: the `tools` array, or a request-level field such as OpenAI's
+   * `web_search_options` or Anthropic's `mcp_servers[]`, or a gateway-hosted tool.
+   */
+  readonly origin: 'tools' | 'web_search_options' | 'mcp_servers' | 'hosted';
+}
+
+/** The parts of a function tool that rules edit. */
+export interface FunctionParts {
+  name: string;
+  description?: string;
+  parameters?: JsonObject;
+}
+
+/** A tool_choice, reduced to what mediation needs to keep it consistent with the tools. */
+export type ToolChoice =
+  | { kind: 'absent' }
+  /** `auto`, `none`, `required` / `{type: any}`: valid as long as some tool remains. */
+  | { kind: 'mode'; raw: JsonValue }
+  /** Forces one tool by (agent-facing) name. */
+  | { kind: 'named'; name: string; raw: JsonObject }
+  /** OpenAI `allowed_tools`: restricts to a subset. */
+  | { kind: 'allowed'; names: string[]; raw: JsonObject };
+
+/** Everything surface-specific the engine needs: reading and writing one provider's request. */
+export interface SurfaceAdapter {
+  /** Reads every tool in the request, or throws a ValidationError with field paths. */
+  readTools(body: JsonObject): RequestTool[];
+  functionParts(raw: JsonObject): FunctionParts;
+  /** Writes a function declaration; `base` keeps fields rules do not touch (strict, cache_control). */
+  writeFunction(parts: FunctionParts, base?: JsonObject): JsonObject;
+  readToolChoice(body: JsonObject): ToolChoice;
+  /** Native tool_choice naming `providerName` instead of the agent's name. */
+  renameToolChoice(choice: ToolChoice, providerNames: ReadonlyArray<string>): JsonValue;
+  /**
+   * The provider request: `tools` replaced by `declarations` (removed with tool_choice when
+   * empty), request-level tools dropped when hidden, history tool names renamed.
+   */
+  writeRequest(body: JsonObject, edit: RequestEdit): JsonObject;
+}
+
+export interface RequestEdit {
+  declarations: JsonObject[];
+  /** The new tool_choice; `undefined` removes it. */
+  toolChoice: JsonValue | undefined;
+  /** Request-level tools (not in `tools`) the policy hid. */
+  hiddenRequestLevel: ReadonlyArray<RequestTool>;
+  /** agent name → provider name, for names that differ (history must follow). */
+  renames: ReadonlyMap<string, string>;
+}

@@ -1,0 +1,157 @@
+import { hashCanonical, hashString } from '../hash/hash.ts';
+import { CanonicalJsonError } from '../json/canonical-json.ts';
+import type { JsonObject, JsonValue } from '../json/json-value.ts';
+import type { HostedToolEvidence, ToolCallEvidence } from '../receipt/receipt-schema.ts';
+import type { Fidelity, PolicyState, Surface } from '../resources/vocabulary.ts';
+import type { HostedEventInput, ResponseContext } from '../response/response-context.ts';
+import { normalizeAction, parseArguments } from './action.ts';
+import type { CompiledBundle, RequestFacts } from './compile-bundle.ts';
+import { resolveMetaCall } from './meta-tools.ts';
+import { redactValue } from './redact.ts';
+import type { RequestTool } from './request-tool.ts';
+
+/** A tool after request-side mediation: what the response side decides with. */
+export interface MediatedTool {
+  readonly tool: RequestTool;
+  decl: JsonObject;
+  hash: string;
+  state: PolicyState;
+  visible: boolean;
+  /** The name the provider sees (and calls it by). */
+  providerName: string;
+}
+
+export interface ResponseContextInput {
+  surface: Surface;
+  tools: ReadonlyArray<MediatedTool>;
+  bundle: CompiledBundle;
+  facts: RequestFacts;
+  fidelityOf(tool: MediatedTool): Fidelity;
+}
+
+/**
+ * Provider-hosted event types → the declared tool they belong to. Anthropic's code execution
+ * tool reports bash and text-editor sub-calls under their own names.
+ */
+const HOSTED_TOOL_NAME: Record<string, string> = {
+  url_citation: 'web_search',
+  web_search_tool_result: 'web_search',
+  web_fetch_tool_result: 'web_fetch',
+  code_execution_tool_result: 'code_execution',
+  bash_code_execution_tool_result: 'code_execution',
+  text_editor_code_execution_tool_result: 'code_execution',
+  bash_code_execution: 'code_execution',
+  text_editor_code_execution: 'code_execution',
+};
+const HOSTED_CAPABILITY: Record<string, string> = {
+  web_search: 'wardwright.web_search.v1',
+  web_fetch: 'wardwright.url_fetch.v1',
+  code_execution: 'wardwright.code_exec.v1',
+};
+const MCP_EVENTS = new Set(['mcp_tool_use', 'mcp_tool_result']);
+
+/** Builds the response-side judge for one mediated request. */
+export function createResponseContext(input: ResponseContextInput): ResponseContext {
+  const { bundle, facts } = input;
+  const callable = new Map<string, MediatedTool>();
+  const hiddenNames = new Set<string>();
+  for (const t of input.tools) {
+    if (t.tool.origin !== 'tools' && t.tool.origin !== 'hosted') continue;
+    if (t.visible) callable.set(t.providerName, t);
+    else hiddenNames.add(t.tool.name).add(t.providerName);
+  }
+  const hideRules = bundle.rules.filter(
+    (r) => r.mode !== 'observe' && r.rule.action === 'hide' && r.appliesTo(facts),
+  );
+
+  return {
+    surface: input.surface,
+
+    decideCall(id, providerName, rawArguments): ToolCallEvidence {
+      const target = callable.get(providerName);
+      const name = target?.tool.name ?? providerName;
+      const parsed = parseArguments(rawArguments);
+      const redacted = redactValue(parsed, bundle.redact);
+      const action = normalizeAction(
+        { name, arguments: parsed },
+        { identity: facts.identity, metaTools: bundle.metaTools, redact: bundle.redact },
+      );
+      let policy_state: 'allowed' | 'blocked' = 'allowed';
+      let reason: string | undefined;
+      if (!target) {
+        policy_state = 'blocked';
+        reason = hiddenNames.has(providerName) ? 'hidden' : 'not_declared';
+      } else {
+        const meta = resolveMetaCall(name, parsed, bundle.metaTools);
+        const rule =
+          meta &&
+          hideRules.find(
+            (r) => r.matchesTool(meta.qualifiedName, 'mcp') || r.matchesTool(meta.tool, 'mcp'),
+          );
+        if (rule) {
+          policy_state = 'blocked';
+          reason = `rule:${rule.rule.id}`;
+        }
+      }
+      return {
+        id,
+        name,
+        ...(providerName !== name ? { provider_name: providerName } : {}),
+        ...(action.via ? { resolved_tool: action.tool } : {}),
+        arguments_hash: safeHash(redacted.value),
+        action_id: action.action_id,
+        policy_state,
+        ...(reason ? { reason } : {}),
+        ...(redacted.redacted.length > 0 ? { redacted_arguments: redacted.redacted } : {}),
+      };
+    },
+
+    describeHostedEvent(event: HostedEventInput): HostedToolEvidence {
+      const isMcp = MCP_EVENTS.has(event.providerType);
+      const toolName = isMcp
+        ? (event.name ?? 'mcp')
+        : (HOSTED_TOOL_NAME[event.providerType] ??
+          HOSTED_TOOL_NAME[event.name ?? ''] ??
+          event.name ??
+          event.providerType);
+      const declared = input.tools.find((t) =>
+        isMcp
+          ? t.tool.origin === 'mcp_servers'
+          : t.tool.kind === 'provider' && t.tool.name === toolName,
+      );
+      const capability =
+        declared?.tool.capability ??
+        (isMcp ? 'wardwright.mcp_tool.v1' : HOSTED_CAPABILITY[toolName]) ??
+        'unknown';
+      const fidelity: Fidelity = declared ? input.fidelityOf(declared) : 'opaque';
+      let policy_state: HostedToolEvidence['policy_state'] = 'opaque';
+      if (declared) {
+        const anyVisible = isMcp
+          ? input.tools.some((t) => t.tool.origin === 'mcp_servers' && t.visible)
+          : declared.visible;
+        policy_state = anyVisible ? 'allowed' : 'blocked';
+      }
+      return {
+        ...(event.id !== undefined ? { id: event.id } : {}),
+        capability,
+        provider_type: event.name ? `${event.providerType}:${event.name}` : event.providerType,
+        name: toolName,
+        fidelity,
+        ...(event.input !== undefined ? { input_hash: safeHash(event.input as JsonValue) } : {}),
+        policy_state,
+        ...(event.sources ? { sources: event.sources } : {}),
+        ...(event.error !== undefined ? { error: event.error } : {}),
+      };
+    },
+  };
+}
+
+/** Hash of a JSON value; values that are not I-JSON are hashed by their JSON text instead. */
+function safeHash(value: JsonValue): string {
+  try {
+    return hashCanonical(value);
+  } catch (error) {
+    if (!(error instanceof CanonicalJsonError)) throw error;
+    return hashString(JSON.stringify(value));
+  }
+}

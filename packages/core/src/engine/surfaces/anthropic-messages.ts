@@ -1,0 +1,147 @@
+import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
+import type { ExecutedBy } from '../../resources/vocabulary.ts';
+import type { FunctionParts, RequestTool, SurfaceAdapter } from '../request-tool.ts';
+import { declaredByName } from './openai-chat.ts';
+import { nonEmptyString, RequestProblems, readToolArray, withKey } from './request-fields.ts';
+
+const KIND = 'MessagesRequest';
+
+/**
+ * Anthropic-defined tool types by prefix: who runs them and which contract they fall under.
+ * Computer use, bash and the text editor are schema-less client tools the agent executes;
+ * web search, web fetch and code execution run on Anthropic's side.
+ */
+const NATIVE_TOOL_TYPES: ReadonlyArray<{
+  prefix: string;
+  executedBy: ExecutedBy;
+  capability?: string;
+}> = [
+  { prefix: 'web_search_', executedBy: 'provider', capability: 'wardwright.web_search.v1' },
+  { prefix: 'web_fetch_', executedBy: 'provider', capability: 'wardwright.url_fetch.v1' },
+  { prefix: 'code_execution_', executedBy: 'provider', capability: 'wardwright.code_exec.v1' },
+  { prefix: 'computer_', executedBy: 'agent', capability: 'wardwright.computer_use.v1' },
+  { prefix: 'bash_', executedBy: 'agent' },
+  { prefix: 'text_editor_', executedBy: 'agent' },
+  { prefix: 'memory_', executedBy: 'agent' },
+];
+
+/** Anthropic Messages (`POST /v1/messages`). */
+export const anthropicMessagesAdapter: SurfaceAdapter = {
+  readTools(body) {
+    const problems = new RequestProblems(KIND);
+    const tools: RequestTool[] = [];
+    readToolArray(body, problems).forEach((raw, index) => {
+      const name = nonEmptyString(raw.name, `tools[${index}].name`, problems);
+      if (!name) return;
+      const type = raw.type;
+      if (type === undefined || type === null || type === 'custom') {
+        tools.push({
+          name,
+          type: 'function',
+          kind: 'function',
+          declaredBy: declaredByName(name),
+          executedBy: 'agent',
+          raw,
+          origin: 'tools',
+        });
+        return;
+      }
+      if (typeof type !== 'string') return problems.add(`tools[${index}].type`, 'must be a string');
+      const native = NATIVE_TOOL_TYPES.find((t) => type.startsWith(t.prefix));
+      const executedBy = native?.executedBy ?? 'provider';
+      tools.push({
+        name,
+        type,
+        kind: 'provider',
+        declaredBy: executedBy === 'provider' ? 'provider' : 'agent',
+        executedBy,
+        ...(native?.capability ? { capability: native.capability } : {}),
+        raw,
+        origin: 'tools',
+      });
+    });
+    const servers = body.mcp_servers;
+    if (servers !== undefined && servers !== null) {
+      if (!Array.isArray(servers)) problems.add('mcp_servers', 'must be an array');
+      else
+        servers.forEach((server, index) => {
+          if (!isJsonObject(server)) return problems.add(`mcp_servers[${index}]`, 'must be an object');
+          const name = nonEmptyString(server.name, `mcp_servers[${index}].name`, problems);
+          if (name)
+            tools.push({
+              name,
+              type: 'mcp_server',
+              kind: 'provider',
+              declaredBy: 'mcp',
+              executedBy: 'remote_mcp',
+              capability: 'wardwright.mcp_tool.v1',
+              raw: server,
+              origin: 'mcp_servers',
+            });
+        });
+    }
+    problems.throwIfAny();
+    return tools;
+  },
+
+  functionParts(raw) {
+    const parts: FunctionParts = { name: String(raw.name) };
+    if (typeof raw.description === 'string') parts.description = raw.description;
+    if (isJsonObject(raw.input_schema)) parts.parameters = raw.input_schema;
+    return parts;
+  },
+
+  writeFunction(parts, base) {
+    const out: JsonObject = { ...(base ?? {}), name: parts.name };
+    if (parts.description !== undefined) out.description = parts.description;
+    else delete out.description;
+    // Anthropic requires input_schema on every custom tool.
+    out.input_schema = parts.parameters ?? { type: 'object', properties: {} };
+    return out;
+  },
+
+  readToolChoice(body) {
+    const choice = body.tool_choice;
+    if (choice === undefined || choice === null) return { kind: 'absent' };
+    if (isJsonObject(choice) && choice.type === 'tool') {
+      return { kind: 'named', name: String(choice.name), raw: choice };
+    }
+    return { kind: 'mode', raw: choice };
+  },
+
+  renameToolChoice(choice, providerNames) {
+    if (choice.kind === 'named') return { ...choice.raw, name: providerNames[0] ?? '' };
+    return choice.kind === 'mode' ? choice.raw : null;
+  },
+
+  writeRequest(body, edit) {
+    let out: JsonObject = { ...body };
+    if (edit.declarations.length > 0) out.tools = edit.declarations;
+    else delete out.tools;
+    out = withKey(out, 'tool_choice', edit.declarations.length > 0 ? edit.toolChoice : undefined);
+    const hiddenServers = new Set(
+      edit.hiddenRequestLevel.filter((t) => t.origin === 'mcp_servers').map((t) => t.raw),
+    );
+    if (hiddenServers.size > 0 && Array.isArray(body.mcp_servers)) {
+      const kept = body.mcp_servers.filter((s) => !hiddenServers.has(s as JsonObject));
+      out = withKey(out, 'mcp_servers', kept.length > 0 ? kept : undefined);
+    }
+    if (edit.renames.size > 0 && Array.isArray(body.messages)) {
+      out.messages = body.messages.map((m) => renameHistory(m, edit.renames));
+    }
+    return out;
+  },
+};
+
+function renameHistory(message: JsonValue, renames: ReadonlyMap<string, string>): JsonValue {
+  if (!isJsonObject(message) || !Array.isArray(message.content)) return message;
+  let changed = false;
+  const content = message.content.map((block) => {
+    if (!isJsonObject(block) || block.type !== 'tool_use') return block;
+    const renamed = renames.get(String(block.name));
+    if (renamed === undefined) return block;
+    changed = true;
+    return { ...block, name: renamed };
+  });
+  return changed ? { ...message, content } : message;
+}

@@ -1,0 +1,155 @@
+import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
+import type {
+  FunctionParts,
+  RequestEdit,
+  RequestTool,
+  SurfaceAdapter,
+  ToolChoice,
+} from '../request-tool.ts';
+import { nonEmptyString, RequestProblems, readToolArray, withKey } from './request-fields.ts';
+
+const KIND = 'ChatCompletionRequest';
+
+/** OpenAI Chat Completions (`POST /v1/chat/completions`). */
+export const openAIChatAdapter: SurfaceAdapter = {
+  readTools(body) {
+    const problems = new RequestProblems(KIND);
+    const tools: RequestTool[] = [];
+    readToolArray(body, problems).forEach((raw, index) => {
+      const type = raw.type ?? 'function';
+      if (type === 'function') {
+        const fn = raw.function;
+        if (!isJsonObject(fn)) return problems.add(`tools[${index}].function`, 'is required');
+        const name = nonEmptyString(fn.name, `tools[${index}].function.name`, problems);
+        if (name) tools.push(functionTool(name, raw));
+      } else if (type === 'custom') {
+        const custom = raw.custom;
+        if (!isJsonObject(custom)) return problems.add(`tools[${index}].custom`, 'is required');
+        const name = nonEmptyString(custom.name, `tools[${index}].custom.name`, problems);
+        if (name) tools.push({ ...functionTool(name, raw), type: 'custom', kind: 'provider' });
+      } else {
+        problems.add(`tools[${index}].type`, 'must be "function" or "custom"');
+      }
+    });
+    const webSearch = body.web_search_options;
+    if (webSearch !== undefined && webSearch !== null) {
+      if (!isJsonObject(webSearch)) problems.add('web_search_options', 'must be an object');
+      else
+        tools.push({
+          name: 'web_search',
+          type: 'web_search_options',
+          kind: 'provider',
+          declaredBy: 'provider',
+          executedBy: 'provider',
+          capability: 'wardwright.web_search.v1',
+          raw: webSearch,
+          origin: 'web_search_options',
+        });
+    }
+    problems.throwIfAny();
+    return tools;
+  },
+
+  functionParts(raw) {
+    const fn = isJsonObject(raw.function) ? raw.function : {};
+    const parts: FunctionParts = { name: String(fn.name) };
+    if (typeof fn.description === 'string') parts.description = fn.description;
+    if (isJsonObject(fn.parameters)) parts.parameters = fn.parameters;
+    return parts;
+  },
+
+  writeFunction(parts, base) {
+    const baseFn = base && isJsonObject(base.function) ? base.function : {};
+    const fn: JsonObject = { ...baseFn, name: parts.name };
+    if (parts.description !== undefined) fn.description = parts.description;
+    else delete fn.description;
+    if (parts.parameters !== undefined) fn.parameters = parts.parameters;
+    else delete fn.parameters;
+    return { ...(base ?? {}), type: 'function', function: fn };
+  },
+
+  readToolChoice(body) {
+    const choice = body.tool_choice;
+    if (choice === undefined || choice === null) return { kind: 'absent' };
+    if (!isJsonObject(choice)) return { kind: 'mode', raw: choice };
+    if (choice.type === 'function' && isJsonObject(choice.function)) {
+      return { kind: 'named', name: String(choice.function.name), raw: choice };
+    }
+    if (choice.type === 'custom' && isJsonObject(choice.custom)) {
+      return { kind: 'named', name: String(choice.custom.name), raw: choice };
+    }
+    const allowed = choice.allowed_tools;
+    if (choice.type === 'allowed_tools' && isJsonObject(allowed) && Array.isArray(allowed.tools)) {
+      const names = allowed.tools.map((t) => (isJsonObject(t) ? toolRefName(t) : ''));
+      return { kind: 'allowed', names, raw: choice };
+    }
+    return { kind: 'mode', raw: choice };
+  },
+
+  renameToolChoice(choice, providerNames) {
+    if (choice.kind === 'named') {
+      const key = choice.raw.type === 'custom' ? 'custom' : 'function';
+      const inner = choice.raw[key] as JsonObject;
+      return { ...choice.raw, [key]: { ...inner, name: providerNames[0] ?? '' } };
+    }
+    if (choice.kind === 'allowed') {
+      const allowed = choice.raw.allowed_tools as JsonObject;
+      const tools = providerNames.map((name) => ({ type: 'function', function: { name } }));
+      return { ...choice.raw, allowed_tools: { ...allowed, tools } };
+    }
+    return choice.kind === 'mode' ? choice.raw : null;
+  },
+
+  writeRequest(body, edit) {
+    let out: JsonObject = { ...body };
+    if (edit.declarations.length > 0) out.tools = edit.declarations;
+    else {
+      // OpenAI rejects tool_choice and parallel_tool_calls without tools.
+      delete out.tools;
+      delete out.parallel_tool_calls;
+    }
+    out = withKey(out, 'tool_choice', edit.declarations.length > 0 ? edit.toolChoice : undefined);
+    if (edit.hiddenRequestLevel.some((t) => t.origin === 'web_search_options')) {
+      delete out.web_search_options;
+    }
+    if (edit.renames.size > 0 && Array.isArray(body.messages)) {
+      out.messages = body.messages.map((m) => renameHistory(m, edit.renames));
+    }
+    return out;
+  },
+};
+
+function functionTool(name: string, raw: JsonObject): RequestTool {
+  return {
+    name,
+    type: 'function',
+    kind: 'function',
+    declaredBy: declaredByName(name),
+    executedBy: 'agent',
+    raw,
+    origin: 'tools',
+  };
+}
+
+function toolRefName(ref: JsonObject): string {
+  const inner = isJsonObject(ref.function) ? ref.function : isJsonObject(ref.custom) ? ref.custom : {};
+  return typeof inner.name === 'string' ? inner.name : '';
+}
+
+/** MCP tools reach agents as `server/tool` or `mcp__server__tool`. */
+export function declaredByName(name: string): 'agent' | 'mcp' {
+  return name.includes('/') || name.startsWith('mcp__') ? 'mcp' : 'agent';
+}
+
+function renameHistory(message: JsonValue, renames: ReadonlyMap<string, string>): JsonValue {
+  if (!isJsonObject(message) || !Array.isArray(message.tool_calls)) return message;
+  let changed = false;
+  const calls = message.tool_calls.map((call) => {
+    if (!isJsonObject(call) || !isJsonObject(call.function)) return call;
+    const renamed = renames.get(String(call.function.name));
+    if (renamed === undefined) return call;
+    changed = true;
+    return { ...call, function: { ...call.function, name: renamed } };
+  });
+  return changed ? { ...message, tool_calls: calls } : message;
+}

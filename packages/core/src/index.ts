@@ -1,0 +1,29 @@
+/**
+ * @toolgate/core — the pure Toolgate domain: resource schemas, canonical JSON and hashing,
+ * the mediation engine (request and response side, streaming included) and receipts.
+ * No I/O and no clock: time and ids are passed in.
+ */
+
+export * from './engine/action.ts';
+export * from './engine/compile-bundle.ts';
+export * from './engine/identity-binding.ts';
+export * from './engine/mediate-request.ts';
+export * from './engine/meta-tools.ts';
+export * from './engine/name-pattern.ts';
+export * from './engine/provider-names.ts';
+export * from './engine/redact.ts';
+export * from './errors.ts';
+export * from './hash/hash.ts';
+export * from './json/canonical-json.ts';
+export * from './json/json-value.ts';
+export * from './receipt/build-receipt.ts';
+export * from './receipt/chain.ts';
+export * from './receipt/receipt-schema.ts';
+export * from './resources/index.ts';
+export * from './response/enforce-response.ts';
+export * from './response/index.ts';
+export * from './secrets.ts';
+export * from './seed/capability-contracts.ts';
+export * from './seed/provider-profiles.ts';
+export * from './stream/index.ts';
+export * from './validate.ts';

@@ -1,0 +1,171 @@
+import { z } from 'zod';
+import {
+  DeclaredBy,
+  ExecutedBy,
+  Fidelity,
+  IdentityBinding,
+  MediationMode,
+  PolicyState,
+  Surface,
+} from '../resources/vocabulary.ts';
+
+const SchemaHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" + 64 hex digits');
+
+/** A tool as listed in the mediation block: enough to find its schema by hash. */
+export const ToolDescriptor = z.object({
+  declared_by: DeclaredBy,
+  name: z.string(),
+  type: z.string(),
+  schema_hash: SchemaHash,
+});
+export type ToolDescriptor = z.infer<typeof ToolDescriptor>;
+
+export const AppliedRule = z.object({
+  /** The rule's `id` within its policy. */
+  id: z.string(),
+  action: z.string(),
+  /** Agent-facing names of the tools the rule changed. */
+  matched_tools: z.array(z.string()),
+  /** The policy the rule belongs to (several policies may select one gateway). */
+  policy: z.string().optional(),
+});
+export type AppliedRule = z.infer<typeof AppliedRule>;
+
+/**
+ * The `wardwright_tool_mediation` block (SPEC §3). Present only when mediation changed the
+ * provider request, or (in observe mode) would have: `observed_rules` then says what `patch`
+ * would have done while `provider_visible_tools` equals `original_tools`.
+ */
+export const ToolMediationBlock = z.object({
+  schema: z.literal('wardwright.tool_mediation.v1'),
+  mode: MediationMode,
+  applied_rules: z.array(AppliedRule),
+  original_tools: z.array(ToolDescriptor),
+  provider_visible_tools: z.array(ToolDescriptor),
+  observed_rules: z.array(AppliedRule).optional(),
+});
+export type ToolMediationBlock = z.infer<typeof ToolMediationBlock>;
+
+/** The per-tool model the engine tracks for every tool in the original request. */
+export const ToolRecord = z.object({
+  /** Agent-facing name. */
+  name: z.string(),
+  /** Name the provider sees, when it differs (rename or automatic alias). */
+  provider_name: z.string().optional(),
+  type: z.string(),
+  declared_by: DeclaredBy,
+  executed_by: ExecutedBy,
+  visible_to_provider: z.boolean(),
+  visible_to_agent: z.boolean(),
+  policy_state: PolicyState,
+  fidelity: Fidelity,
+  /** Capability contract, for provider-hosted tools. */
+  capability: z.string().optional(),
+  schema_hash: SchemaHash,
+});
+export type ToolRecord = z.infer<typeof ToolRecord>;
+
+/** One tool call the provider returned, as the policy judged it. */
+export const ToolCallEvidence = z.object({
+  /** The provider's call id (`call_…`, `toolu_…`). */
+  id: z.string(),
+  /** Name as the agent sees it (renamed back). */
+  name: z.string(),
+  /** Name the provider used, when it differs. */
+  provider_name: z.string().optional(),
+  /** For meta-tools such as `mcp_tool`: the real `server/tool` the call targets. */
+  resolved_tool: z.string().optional(),
+  arguments_hash: SchemaHash,
+  /** AARM-style deterministic action id: same call, same id. */
+  action_id: z.string(),
+  policy_state: z.enum(['allowed', 'blocked']),
+  /** Why a call was blocked: `hidden`, `not_declared`, `rule:<id>`. */
+  reason: z.string().optional(),
+  /** Argument paths redacted before hashing (secrets never reach a receipt, not even hashed). */
+  redacted_arguments: z.array(z.string()).optional(),
+});
+export type ToolCallEvidence = z.infer<typeof ToolCallEvidence>;
+
+/** A provider-hosted tool event (web search, code execution, …) mapped to its contract. */
+export const HostedToolEvidence = z.object({
+  id: z.string().optional(),
+  capability: z.string(),
+  /** The provider's native type, e.g. `server_tool_use:web_search` or `url_citation`. */
+  provider_type: z.string(),
+  name: z.string(),
+  fidelity: Fidelity,
+  input_hash: SchemaHash.optional(),
+  policy_state: z.enum(['allowed', 'blocked', 'opaque']),
+  /** Sources the provider cited or fetched (URLs), when it exposes them. */
+  sources: z.array(z.string()).optional(),
+  error: z.string().optional(),
+});
+export type HostedToolEvidence = z.infer<typeof HostedToolEvidence>;
+
+export const ResponseEvidence = z.object({
+  tool_calls: z.array(ToolCallEvidence),
+  hosted_tool_events: z.array(HostedToolEvidence),
+  /** Provider's stop reason before and after enforcement, when enforcement changed it. */
+  finish_reason: z.string().nullable().optional(),
+});
+export type ResponseEvidence = z.infer<typeof ResponseEvidence>;
+
+export const ReceiptIdentity = z.object({
+  human: z.string().optional(),
+  service: z.string().optional(),
+  session: z.string().optional(),
+  binding: IdentityBinding,
+});
+export type ReceiptIdentity = z.infer<typeof ReceiptIdentity>;
+
+export const PolicyRevisionRef = z.object({
+  name: z.string(),
+  generation: z.number().int().nonnegative(),
+  hash: SchemaHash,
+});
+export type PolicyRevisionRef = z.infer<typeof PolicyRevisionRef>;
+
+const IsoTime = z.iso.datetime({ offset: true });
+
+/** Everything in a receipt except the chain fields. Deterministic for the same inputs. */
+export const ReceiptBody = z.object({
+  schema: z.literal('toolgate.receipt.v1'),
+  id: z.string().min(1).max(128),
+  gateway: z.string().min(1),
+  surface: Surface,
+  model: z.string(),
+  stream: z.boolean(),
+  timestamps: z.object({
+    received_at: IsoTime,
+    completed_at: IsoTime,
+  }),
+  latency_ms: z.object({
+    total: z.number().nonnegative(),
+    mediation: z.number().nonnegative(),
+    upstream: z.number().nonnegative(),
+  }),
+  identity: ReceiptIdentity,
+  bundle: z.object({
+    etag: z.string(),
+    policies: z.array(PolicyRevisionRef),
+  }),
+  outcome: z.object({
+    status: z.number().int(),
+    error: z.string().optional(),
+  }),
+  wardwright_tool_mediation: ToolMediationBlock.optional(),
+  tools: z.array(ToolRecord),
+  response: ResponseEvidence.optional(),
+  /** Paths whose values were redacted before hashing (e.g. `tool_calls[0].arguments.token`). */
+  redacted_paths: z.array(z.string()),
+});
+export type ReceiptBody = z.infer<typeof ReceiptBody>;
+
+/** A receipt as stored: the body plus its place in the gateway's hash chain. */
+export const Receipt = ReceiptBody.extend({
+  /** `hash` of the gateway's previous receipt; null for the first. */
+  prev_hash: SchemaHash.nullable(),
+  /** sha256 over the canonical JSON of the receipt without `hash`. */
+  hash: SchemaHash,
+});
+export type Receipt = z.infer<typeof Receipt>;

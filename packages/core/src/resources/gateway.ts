@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import {
+  Conditions,
+  defineResource,
+  defineResourceInput,
+  ResourceName,
+  Timestamp,
+} from './envelope.ts';
+
+/**
+ * The condition a gateway reports about its policy bundle: `True` when it runs the latest bundle,
+ * `False` with reason `BundleRejected` and the NACK error as message when it refused one (and
+ * keeps running the last good bundle).
+ */
+export const SYNCED_CONDITION = 'Synced';
+
+/**
+ * A registered gateway. Its labels (in `metadata.labels`, not here) are what policy selectors
+ * match, so relabelling a gateway changes which policies it receives.
+ */
+export const GatewaySpec = z
+  .object({
+    /** Name of the Identity (role `gateway`) the gateway authenticates as. */
+    identity: ResourceName,
+    description: z.string().max(1024).optional(),
+  })
+  .strict();
+export type GatewaySpec = z.infer<typeof GatewaySpec>;
+
+/** Written by the gateway itself on every sync, so it reflects what actually runs. */
+export const GatewayStatus = z.object({
+  observedGeneration: z.number().int().min(0).optional(),
+  /** ETag of the bundle in use; with a NACK this is still the last good one. */
+  appliedBundleETag: z.string().min(1).max(256).optional(),
+  conditions: Conditions,
+  lastSyncTime: Timestamp.optional(),
+  /** Receipts written to the local spool but not yet acknowledged by the API. */
+  spoolDepth: z.number().int('must be an integer').min(0, 'must be >= 0').optional(),
+  /** The gateway's software version. */
+  version: z.string().min(1).max(128).optional(),
+});
+export type GatewayStatus = z.infer<typeof GatewayStatus>;
+
+export const Gateway = defineResource('Gateway', GatewaySpec, GatewayStatus);
+export type Gateway = z.infer<typeof Gateway>;
+
+export const GatewayInput = defineResourceInput('Gateway', GatewaySpec);
+export type GatewayInput = z.infer<typeof GatewayInput>;

@@ -1,0 +1,215 @@
+import { z } from 'zod';
+import { isJsonObject, type JsonObject } from '../json/json-value.ts';
+import { Condition, defineResource, defineResourceInput, LabelSelector } from './envelope.ts';
+import { DeclaredBy, MediationMode, Surface } from './vocabulary.ts';
+
+/**
+ * A tool-name pattern: `/regex/flags`, a glob when it contains `*`, `?` or `[`, otherwise an
+ * exact name. Kept as a string so a Wardwright `match.name: create_pull_request` works as is.
+ */
+export const NamePattern = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(256, 'must be at most 256 characters')
+  .superRefine((value, ctx) => {
+    const regex = /^\/(.+)\/([a-z]*)$/s.exec(value);
+    if (!regex) return;
+    try {
+      new RegExp(regex[1] ?? '', regex[2]);
+    } catch (error) {
+      ctx.addIssue({ code: 'custom', message: `invalid regular expression: ${(error as Error).message}` });
+    }
+  });
+export type NamePattern = z.infer<typeof NamePattern>;
+
+const OneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).min(1)]);
+
+/** Which tools (and which requests) a rule applies to. Every given selector must match. */
+export const ToolMatch = z
+  .object({
+    /** Agent-facing tool name: exact, glob or `/regex/`. */
+    name: NamePattern.optional(),
+    declared_by: OneOrMany(DeclaredBy).optional(),
+    /** Provider surface(s) the request goes to. */
+    provider: OneOrMany(Surface).optional(),
+    /** Model name pattern, e.g. `gpt-4o*`. */
+    model: NamePattern.optional(),
+    /** Agent identity selectors, matched against the identity bound to the request. */
+    identity: z
+      .object({
+        human: NamePattern.optional(),
+        service: NamePattern.optional(),
+        session: NamePattern.optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .refine((m) => Object.values(m).some((v) => v !== undefined), {
+    message: 'must name at least one selector (name, declared_by, provider, model or identity)',
+  });
+export type ToolMatch = z.infer<typeof ToolMatch>;
+
+const JsonSchemaObject = z.custom<JsonObject>((v) => isJsonObject(v), 'must be a JSON object');
+
+/**
+ * A trusted tool declaration for `replace`: OpenAI form (`{type: function, function: {...}}`),
+ * Anthropic form (`{name, description, input_schema}`) or bare (`{name, description,
+ * parameters}`). The engine writes it in the request's own surface format.
+ */
+export const ToolDeclarationInput = z.union([
+  z
+    .object({
+      type: z.literal('function').optional(),
+      function: z
+        .object({
+          name: z.string().min(1, 'must not be empty'),
+          description: z.string().optional(),
+          parameters: JsonSchemaObject.optional(),
+          strict: z.boolean().optional(),
+        })
+        .strict(),
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal('function').optional(),
+      name: z.string().min(1, 'must not be empty'),
+      description: z.string().optional(),
+      parameters: JsonSchemaObject.optional(),
+      input_schema: JsonSchemaObject.optional(),
+    })
+    .strict(),
+]);
+export type ToolDeclarationInput = z.infer<typeof ToolDeclarationInput>;
+
+const RuleId = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(128, 'must be at most 128 characters')
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be letters, digits, ".", "_" or "-"');
+
+const RuleBase = {
+  id: RuleId,
+  match: ToolMatch,
+  /** A disabled rule stays in the policy (and its history) but never applies. */
+  enabled: z.boolean().optional(),
+  description: z.string().max(1024).optional(),
+};
+
+export const HideRule = z.object({ ...RuleBase, action: z.literal('hide') }).strict();
+export const AugmentRule = z
+  .object({
+    ...RuleBase,
+    action: z.literal('augment'),
+    /** Appended to the tool's description after a blank line. */
+    description_append: z.string().min(1).max(4096).optional(),
+    /**
+     * JSON Schema fragment deep-merged into the tool's parameters: objects merge, `required`
+     * arrays union, other values replace. Used to tighten (enums, additionalProperties: false).
+     */
+    parameters: JsonSchemaObject.optional(),
+  })
+  .strict()
+  .refine((r) => r.description_append !== undefined || r.parameters !== undefined, {
+    message: 'augment needs description_append or parameters',
+    path: ['description_append'],
+  });
+export const ReplaceRule = z
+  .object({ ...RuleBase, action: z.literal('replace'), tool: ToolDeclarationInput })
+  .strict();
+export const RenameRule = z
+  .object({
+    ...RuleBase,
+    action: z.literal('rename'),
+    /** The provider-facing name; calls come back under the agent's own name. */
+    alias: z
+      .string()
+      .regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must match ^[a-zA-Z0-9_-]{1,64}$ (provider name rules)'),
+  })
+  .strict();
+
+export const MediationRule = z.discriminatedUnion('action', [
+  HideRule,
+  AugmentRule,
+  ReplaceRule,
+  RenameRule,
+]);
+export type MediationRule = z.infer<typeof MediationRule>;
+export type RuleAction = MediationRule['action'];
+
+/**
+ * A wrapper tool that carries the real target in its arguments (e.g. `mcp_tool` with
+ * `{server, tool, arguments}`). Calls are resolved to `server/tool` before any policy decision.
+ */
+export const MetaTool = z
+  .object({
+    name: z.string().min(1),
+    serverField: z.string().min(1).default('server'),
+    toolField: z.string().min(1).default('tool'),
+    argumentsField: z.string().min(1).default('arguments'),
+  })
+  .strict();
+export type MetaTool = z.infer<typeof MetaTool>;
+
+export const MediationPolicySpec = z
+  .object({
+    /** Gateways this policy applies to, by gateway labels. Empty selects every gateway. */
+    selector: LabelSelector.default({}),
+    /** Higher applies first; ties break by policy name. */
+    priority: z.number().int().min(-1_000_000).max(1_000_000).default(0),
+    mode: MediationMode.default('patch'),
+    rules: z.array(MediationRule).max(1000, 'must have at most 1000 rules'),
+    metaTools: z.array(MetaTool).max(100).optional(),
+    /** What the gateway does with a request whose identity is not in the bundle. */
+    unknownIdentities: z.enum(['reject', 'unverified']).default('unverified'),
+    /**
+     * Argument paths (dotted, e.g. `token` or `auth.password`) whose values are replaced by
+     * `[REDACTED]` before tool-call arguments are hashed into a receipt.
+     */
+    redact: z.array(z.string().min(1).max(256)).max(100).optional(),
+  })
+  .strict()
+  .superRefine((spec, ctx) => {
+    const seen = new Map<string, number>();
+    spec.rules.forEach((rule, index) => {
+      const first = seen.get(rule.id);
+      if (first !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['rules', index, 'id'],
+          message: `duplicate rule id "${rule.id}" (also rules[${first}])`,
+        });
+      } else seen.set(rule.id, index);
+    });
+  });
+export type MediationPolicySpec = z.infer<typeof MediationPolicySpec>;
+export type MediationPolicySpecInput = z.input<typeof MediationPolicySpec>;
+
+export const MediationPolicyStatus = z.object({
+  observedGeneration: z.number().int().optional(),
+  conditions: z.array(Condition).default([]),
+  /** Canonical hash of the current generation's spec. */
+  revisionHash: z.string().optional(),
+});
+export type MediationPolicyStatus = z.infer<typeof MediationPolicyStatus>;
+
+export const MediationPolicy = defineResource(
+  'MediationPolicy',
+  MediationPolicySpec,
+  MediationPolicyStatus,
+);
+export type MediationPolicy = z.infer<typeof MediationPolicy>;
+
+export const MediationPolicyInput = defineResourceInput('MediationPolicy', MediationPolicySpec);
+export type MediationPolicyInput = z.infer<typeof MediationPolicyInput>;
+
+/** The Wardwright-compatible bare form: `tool_mediation: {mode, rules}`. */
+export const ToolMediationBlockInput = z
+  .object({
+    tool_mediation: z
+      .object({ mode: MediationMode.default('patch'), rules: z.array(MediationRule) })
+      .strict(),
+  })
+  .strict();
+export type ToolMediationBlockInput = z.infer<typeof ToolMediationBlockInput>;

@@ -1,0 +1,14 @@
+export {
+  type AnthropicBlockKind,
+  classifyAnthropicBlock,
+  decideAnthropicToolUse,
+  describeAnthropicHostedBlock,
+  enforceAnthropicResponse,
+} from './anthropic-response.ts';
+export {
+  decideOpenAIToolCall,
+  type EnforcedResponse,
+  enforceOpenAIResponse,
+  type OpenAICallDecision,
+} from './openai-response.ts';
+export type { HostedEventInput, ResponseContext } from './response-context.ts';

@@ -1,0 +1,19 @@
+/**
+ * Shapes of credentials that must never reach a receipt, a log line or an error: provider API
+ * keys, bearer tokens, Toolgate's own tokens (`tg_…`), cloud keys, `key: value` pairs.
+ */
+const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
+  [/\bsk-ant-[A-Za-z0-9_-]{8,}/g, '[REDACTED]'],
+  [/\bsk-[A-Za-z0-9_-]{8,}/g, '[REDACTED]'],
+  [/\btg_[A-Za-z0-9_-]{16,}/g, '[REDACTED]'],
+  [/\bAKIA[0-9A-Z]{16}\b/g, '[REDACTED]'],
+  [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [REDACTED]'],
+  [/\b(x-api-key|api[_-]?key|authorization)(["']?\s*[:=]\s*["']?)[^\s"',;[]{6,}/gi, '$1$2[REDACTED]'],
+];
+
+/** Replaces anything shaped like a credential with `[REDACTED]`. */
+export function scrubSecrets(text: string): string {
+  let out = text;
+  for (const [pattern, replacement] of SECRET_PATTERNS) out = out.replace(pattern, replacement);
+  return out;
+}

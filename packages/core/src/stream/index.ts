@@ -1,0 +1,10 @@
+export { createAnthropicStreamMediator } from './anthropic-stream.ts';
+export { createOpenAIStreamMediator } from './openai-stream.ts';
+export {
+  createSseParser,
+  type SseEvent,
+  type SseParser,
+  type StreamMediator,
+  serializeJsonSse,
+  serializeSse,
+} from './sse.ts';
