@@ -8,7 +8,10 @@ const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\btg_[A-Za-z0-9_-]{16,}/g, '[REDACTED]'],
   [/\bAKIA[0-9A-Z]{16}\b/g, '[REDACTED]'],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [REDACTED]'],
-  [/\b(x-api-key|api[_-]?key|authorization)(["']?\s*[:=]\s*["']?)[^\s"',;[]{6,}/gi, '$1$2[REDACTED]'],
+  [
+    /\b(x-api-key|api[_-]?key|authorization)(["']?\s*[:=]\s*["']?)[^\s"',;[]{6,}/gi,
+    '$1$2[REDACTED]',
+  ],
 ];
 
 /** Replaces anything shaped like a credential with `[REDACTED]`. */

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import {
   BadRequestError,
   bindIdentity,
@@ -11,7 +12,6 @@ import {
   type ResponseEvidence,
   type Surface,
 } from '@toolgate/core';
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { readDocuments, readSingleDocument } from '../documents.ts';
 import { policiesFromDocuments } from '../policy-documents.ts';
@@ -150,6 +150,7 @@ function looksAnthropic(request: unknown): boolean {
 
 function isoOrThrow(value: string): string {
   const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw new BadRequestError(`--now: not an ISO timestamp: ${value}`);
+  if (Number.isNaN(date.getTime()))
+    throw new BadRequestError(`--now: not an ISO timestamp: ${value}`);
   return date.toISOString();
 }

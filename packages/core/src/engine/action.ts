@@ -1,5 +1,4 @@
-import { sha256Hex } from '#sha256';
-import { canonicalize } from '../json/canonical-json.ts';
+import { hashLenient } from '../hash/hash.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import type { MetaTool } from '../resources/mediation-policy.ts';
 import { DEFAULT_META_TOOLS, resolveMetaCall } from './meta-tools.ts';
@@ -80,8 +79,8 @@ export function actionId(
   args: JsonValue,
   identity: ActionIdentity,
 ): string {
-  const digest = sha256Hex(canonicalize({ tool, server: server ?? null, arguments: args, identity }));
-  return `act_${digest.slice(0, 32)}`;
+  const digest = hashLenient({ tool, server: server ?? null, arguments: args, identity });
+  return `act_${digest.slice('sha256:'.length, 'sha256:'.length + 32)}`;
 }
 
 /** Tool-call arguments as JSON: OpenAI sends a JSON string, Anthropic an object. */

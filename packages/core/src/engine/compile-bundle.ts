@@ -14,6 +14,7 @@ import type { ActionIdentity } from './action.ts';
 import { DEFAULT_META_TOOLS } from './meta-tools.ts';
 import { compileNamePattern, type NameMatcher } from './name-pattern.ts';
 import { DEFAULT_REDACTED_KEYS } from './redact.ts';
+import { SchemaHashCache } from './schema-hash-cache.ts';
 
 /** One policy revision as a bundle carries it. */
 export interface BundlePolicy {
@@ -30,6 +31,8 @@ export interface BundleInput {
   policies: ReadonlyArray<BundlePolicy>;
   /** Provider profiles by surface; the seeded honest profiles when absent. */
   profiles?: ReadonlyArray<ProviderProfileSpec>;
+  /** Bound of the schema-hash memo (0 disables it; benchmarks measure both). Default 4096. */
+  schemaHashCacheSize?: number;
 }
 
 /** The request a rule is evaluated against, besides the tool itself. */
@@ -60,6 +63,8 @@ export interface CompiledBundle {
   readonly metaTools: ReadonlyArray<MetaTool>;
   readonly redact: ReadonlyArray<string>;
   readonly unknownIdentities: 'reject' | 'unverified';
+  /** Schema hashes of declarations seen with this bundle (memoized; results are the same). */
+  readonly schemaHashes: SchemaHashCache;
   profileFor(surface: Surface): ProviderProfileSpec | undefined;
 }
 
@@ -84,8 +89,7 @@ export function compileBundle(input: BundleInput): CompiledBundle {
     hash: policy.hash,
   }));
   parsed.sort(
-    (a, b) =>
-      b.spec.priority - a.spec.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    (a, b) => b.spec.priority - a.spec.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
   );
   const rules: CompiledRule[] = [];
   for (const policy of parsed) {
@@ -119,6 +123,7 @@ export function compileBundle(input: BundleInput): CompiledBundle {
     unknownIdentities: parsed.some((p) => p.spec.unknownIdentities === 'reject')
       ? 'reject'
       : 'unverified',
+    schemaHashes: new SchemaHashCache(input.schemaHashCacheSize),
     profileFor: (surface) => profiles.get(surface),
   };
 }
@@ -131,8 +136,10 @@ function compileRule(policy: string, mode: MediationMode, rule: MediationRule): 
   const model = match.model === undefined ? undefined : compileNamePattern(match.model);
   const identity = match.identity;
   const human = identity?.human === undefined ? undefined : compileNamePattern(identity.human);
-  const service = identity?.service === undefined ? undefined : compileNamePattern(identity.service);
-  const session = identity?.session === undefined ? undefined : compileNamePattern(identity.session);
+  const service =
+    identity?.service === undefined ? undefined : compileNamePattern(identity.service);
+  const session =
+    identity?.session === undefined ? undefined : compileNamePattern(identity.session);
   return {
     policy,
     mode,

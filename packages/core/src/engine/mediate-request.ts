@@ -1,4 +1,3 @@
-import { sha256Hex } from '#sha256';
 import { ValidationError } from '../errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json/json-value.ts';
 import type {
@@ -19,9 +18,10 @@ import { isMetaTool } from './meta-tools.ts';
 import { assignProviderNames } from './provider-names.ts';
 import type { RequestTool, SurfaceAdapter } from './request-tool.ts';
 import { createResponseContext, type MediatedTool } from './response-decisions.ts';
+import type { SchemaHashCache } from './schema-hash-cache.ts';
 import { anthropicMessagesAdapter } from './surfaces/anthropic-messages.ts';
 import { openAIChatAdapter } from './surfaces/openai-chat.ts';
-import { appendDescription, mergeSchema, replacementParts, tryCanonicalize } from './tool-schema.ts';
+import { appendDescription, mergeSchema, replacementParts } from './tool-schema.ts';
 
 export interface MediationInput {
   surface: Surface;
@@ -64,8 +64,6 @@ const MODE_RANK = new Map(MediationModes.options.map((mode, rank) => [mode, rank
 interface Entry extends MediatedTool {
   kind: 'function' | 'provider';
   type: string;
-  canonical: string;
-  readonly originalCanonical: string;
   readonly originalHash: string;
 }
 
@@ -89,21 +87,22 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
     model: body.model,
     identity: input.identity ?? {},
   };
+  const cache = bundle.schemaHashes;
   const tools = [...adapter.readTools(body), ...hostedTools(adapter, input.hostedTools ?? [])];
-  const originals = tools.map((tool, index) => originalForm(tool, index, kind));
-  const fresh = () => tools.map((tool, i) => newEntry(tool, originals[i] as OriginalForm));
+  const hashes = tools.map((tool, index) => originalHash(tool, index, kind, cache));
+  const fresh = () => tools.map((tool, i) => newEntry(tool, hashes[i] as string));
 
   const applicable = bundle.rules.filter((rule) => rule.appliesTo(facts));
   const enforced = applicable.filter((rule) => rule.mode !== 'observe');
   const entries = fresh();
-  const applied = runRules(entries, enforced, adapter);
+  const applied = runRules(entries, enforced, adapter, cache);
   const observed = applicable.some((rule) => rule.mode === 'observe')
-    ? runRules(fresh(), applicable, adapter).filter((r) => r.mode === 'observe')
+    ? runRules(fresh(), applicable, adapter, cache).filter((r) => r.mode === 'observe')
     : [];
-  finalizeProviderNames(entries, adapter);
+  finalizeProviderNames(entries, adapter, cache);
 
   const inTools = entries.filter((e) => e.tool.origin === 'tools' || e.tool.origin === 'hosted');
-  const changed = entries.some((e) => !e.visible || e.canonical !== e.originalCanonical);
+  const changed = entries.some((e) => !e.visible || e.hash !== e.originalHash);
   const output = changed ? writeRequest(body, entries, inTools, adapter) : body;
   const profile = bundle.profileFor(input.surface);
   const fidelity = (entry: Entry): Fidelity => fidelityOf(entry, profile);
@@ -147,32 +146,28 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
   };
 }
 
-interface OriginalForm {
-  canonical: string;
-  hash: string;
+function originalHash(
+  tool: RequestTool,
+  index: number,
+  kind: string,
+  cache: SchemaHashCache,
+): string {
+  const hash = cache.hashOf(tool.raw);
+  if (hash !== undefined) return hash;
+  const field = tool.origin === 'tools' ? `tools[${index}]` : tool.origin;
+  throw new ValidationError(kind, [
+    { field, message: 'must be valid I-JSON (no lone surrogates or non-finite numbers)' },
+  ]);
 }
 
-function originalForm(tool: RequestTool, index: number, kind: string): OriginalForm {
-  const canonical = tryCanonicalize(tool.raw);
-  if (canonical === undefined) {
-    const field = tool.origin === 'tools' ? `tools[${index}]` : tool.origin;
-    throw new ValidationError(kind, [
-      { field, message: 'must be valid I-JSON (no lone surrogates or non-finite numbers)' },
-    ]);
-  }
-  return { canonical, hash: `sha256:${sha256Hex(canonical)}` };
-}
-
-function newEntry(tool: RequestTool, original: OriginalForm): Entry {
+function newEntry(tool: RequestTool, hash: string): Entry {
   return {
     tool,
     kind: tool.kind,
     type: tool.type,
     decl: tool.raw,
-    canonical: original.canonical,
-    hash: original.hash,
-    originalCanonical: original.canonical,
-    originalHash: original.hash,
+    hash,
+    originalHash: hash,
     state: 'allowed',
     visible: true,
     providerName: tool.name,
@@ -204,13 +199,14 @@ function runRules(
   entries: Entry[],
   rules: ReadonlyArray<CompiledRule>,
   adapter: SurfaceAdapter,
+  cache: SchemaHashCache,
 ): AppliedRuleWithMode[] {
   const applied: AppliedRuleWithMode[] = [];
   for (const compiled of rules) {
     const matched: string[] = [];
     for (const entry of entries) {
       if (!entry.visible || !compiled.matchesTool(entry.tool.name, entry.tool.declaredBy)) continue;
-      if (applyRule(entry, compiled, adapter)) matched.push(entry.tool.name);
+      if (applyRule(entry, compiled, adapter, cache)) matched.push(entry.tool.name);
     }
     if (matched.length > 0) {
       const { rule } = compiled;
@@ -227,7 +223,12 @@ function runRules(
 }
 
 /** Applies one rule to one matched tool; false when it would change nothing. */
-function applyRule(entry: Entry, compiled: CompiledRule, adapter: SurfaceAdapter): boolean {
+function applyRule(
+  entry: Entry,
+  compiled: CompiledRule,
+  adapter: SurfaceAdapter,
+  cache: SchemaHashCache,
+): boolean {
   const { rule } = compiled;
   switch (rule.action) {
     case 'hide':
@@ -243,13 +244,13 @@ function applyRule(entry: Entry, compiled: CompiledRule, adapter: SurfaceAdapter
       if (rule.parameters !== undefined) {
         parts.parameters = mergeSchema(parts.parameters, rule.parameters);
       }
-      if (!setDeclaration(entry, adapter.writeFunction(parts, entry.decl))) return false;
+      if (!setDeclaration(entry, adapter.writeFunction(parts, entry.decl), cache)) return false;
       if (entry.state === 'allowed') entry.state = 'wrapped';
       return true;
     }
     case 'replace': {
       const parts = replacementParts(rule.tool);
-      if (!setDeclaration(entry, adapter.writeFunction(parts))) return false;
+      if (!setDeclaration(entry, adapter.writeFunction(parts), cache)) return false;
       entry.kind = 'function';
       entry.type = 'function';
       entry.providerName = parts.name;
@@ -259,7 +260,11 @@ function applyRule(entry: Entry, compiled: CompiledRule, adapter: SurfaceAdapter
     case 'rename': {
       if (entry.kind !== 'function' || entry.providerName === rule.alias) return false;
       const parts = adapter.functionParts(entry.decl);
-      setDeclaration(entry, adapter.writeFunction({ ...parts, name: rule.alias }, entry.decl));
+      setDeclaration(
+        entry,
+        adapter.writeFunction({ ...parts, name: rule.alias }, entry.decl),
+        cache,
+      );
       entry.providerName = rule.alias;
       if (entry.state === 'allowed') entry.state = 'wrapped';
       return true;
@@ -268,12 +273,11 @@ function applyRule(entry: Entry, compiled: CompiledRule, adapter: SurfaceAdapter
 }
 
 /** Swaps in a new declaration; false when it is canonically the same as the current one. */
-function setDeclaration(entry: Entry, decl: JsonObject): boolean {
-  const canonical = tryCanonicalize(decl);
-  if (canonical === undefined || canonical === entry.canonical) return false;
+function setDeclaration(entry: Entry, decl: JsonObject, cache: SchemaHashCache): boolean {
+  const hash = cache.hashOf(decl);
+  if (hash === undefined || hash === entry.hash) return false;
   entry.decl = decl;
-  entry.canonical = canonical;
-  entry.hash = `sha256:${sha256Hex(canonical)}`;
+  entry.hash = hash;
   return true;
 }
 
@@ -281,7 +285,11 @@ function setDeclaration(entry: Entry, decl: JsonObject): boolean {
  * Gives provider-illegal names a deterministic alias, then deduplicates the `tools` array by
  * provider name: a gateway-hosted tool wins a collision, otherwise the first one stays.
  */
-function finalizeProviderNames(entries: Entry[], adapter: SurfaceAdapter): void {
+function finalizeProviderNames(
+  entries: Entry[],
+  adapter: SurfaceAdapter,
+  cache: SchemaHashCache,
+): void {
   const inTools = entries.filter(
     (e) => e.visible && (e.tool.origin === 'tools' || e.tool.origin === 'hosted'),
   );
@@ -290,7 +298,7 @@ function finalizeProviderNames(entries: Entry[], adapter: SurfaceAdapter): void 
     const alias = names[i] as string;
     if (alias === entry.providerName || entry.kind !== 'function') return;
     const parts = adapter.functionParts(entry.decl);
-    setDeclaration(entry, adapter.writeFunction({ ...parts, name: alias }, entry.decl));
+    setDeclaration(entry, adapter.writeFunction({ ...parts, name: alias }, entry.decl), cache);
     entry.providerName = alias;
   });
   const winners = new Map<string, Entry>();
@@ -370,11 +378,9 @@ function toolRecord(entry: Entry, fidelity: Fidelity, bundle: CompiledBundle): T
   else if (state === 'allowed' && fidelity === 'opaque' && tool.executedBy !== 'agent') {
     state = 'opaque';
   }
-  return {
+  // Built field by field (no conditional spreads): this runs for every tool of every request.
+  const record: ToolRecord = {
     name: tool.name,
-    ...(entry.visible && entry.providerName !== tool.name
-      ? { provider_name: entry.providerName }
-      : {}),
     type: entry.type,
     declared_by: tool.declaredBy,
     executed_by: tool.executedBy,
@@ -382,7 +388,9 @@ function toolRecord(entry: Entry, fidelity: Fidelity, bundle: CompiledBundle): T
     visible_to_agent: entry.visible && tool.executedBy !== 'wardwright',
     policy_state: state,
     fidelity,
-    ...(tool.capability ? { capability: tool.capability } : {}),
     schema_hash: entry.visible ? entry.hash : entry.originalHash,
   };
+  if (entry.visible && entry.providerName !== tool.name) record.provider_name = entry.providerName;
+  if (tool.capability) record.capability = tool.capability;
+  return record;
 }

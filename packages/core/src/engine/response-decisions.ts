@@ -1,5 +1,4 @@
-import { hashCanonical, hashString } from '../hash/hash.ts';
-import { CanonicalJsonError } from '../json/canonical-json.ts';
+import { hashLenient } from '../hash/hash.ts';
 import type { JsonObject, JsonValue } from '../json/json-value.ts';
 import type { HostedToolEvidence, ToolCallEvidence } from '../receipt/receipt-schema.ts';
 import type { Fidelity, PolicyState, Surface } from '../resources/vocabulary.ts';
@@ -98,7 +97,7 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
         name,
         ...(providerName !== name ? { provider_name: providerName } : {}),
         ...(action.via ? { resolved_tool: action.tool } : {}),
-        arguments_hash: safeHash(redacted.value),
+        arguments_hash: hashLenient(redacted.value),
         action_id: action.action_id,
         policy_state,
         ...(reason ? { reason } : {}),
@@ -137,21 +136,11 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
         provider_type: event.name ? `${event.providerType}:${event.name}` : event.providerType,
         name: toolName,
         fidelity,
-        ...(event.input !== undefined ? { input_hash: safeHash(event.input as JsonValue) } : {}),
+        ...(event.input !== undefined ? { input_hash: hashLenient(event.input as JsonValue) } : {}),
         policy_state,
         ...(event.sources ? { sources: event.sources } : {}),
         ...(event.error !== undefined ? { error: event.error } : {}),
       };
     },
   };
-}
-
-/** Hash of a JSON value; values that are not I-JSON are hashed by their JSON text instead. */
-function safeHash(value: JsonValue): string {
-  try {
-    return hashCanonical(value);
-  } catch (error) {
-    if (!(error instanceof CanonicalJsonError)) throw error;
-    return hashString(JSON.stringify(value));
-  }
 }

@@ -59,7 +59,13 @@ export function verifyChain(
       return {
         valid: false,
         checked: index,
-        firstBreak: { index, id: receipt.id, reason: 'hash_mismatch', expected: actual, actual: receipt.hash },
+        firstBreak: {
+          index,
+          id: receipt.id,
+          reason: 'hash_mismatch',
+          expected: actual,
+          actual: receipt.hash,
+        },
       };
     }
     expectedPrev = receipt.hash;

@@ -5,4 +5,3 @@ export * from './identity.ts';
 export * from './mediation-policy.ts';
 export * from './provider-profile.ts';
 export * from './vocabulary.ts';
-

@@ -17,7 +17,10 @@ export const NamePattern = z
     try {
       new RegExp(regex[1] ?? '', regex[2]);
     } catch (error) {
-      ctx.addIssue({ code: 'custom', message: `invalid regular expression: ${(error as Error).message}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `invalid regular expression: ${(error as Error).message}`,
+      });
     }
   });
 export type NamePattern = z.infer<typeof NamePattern>;

@@ -30,9 +30,9 @@ export const anthropicMessagesAdapter: SurfaceAdapter = {
   readTools(body) {
     const problems = new RequestProblems(KIND);
     const tools: RequestTool[] = [];
-    readToolArray(body, problems).forEach((raw, index) => {
+    for (const [index, raw] of readToolArray(body, problems).entries()) {
       const name = nonEmptyString(raw.name, `tools[${index}].name`, problems);
-      if (!name) return;
+      if (!name) continue;
       const type = raw.type;
       if (type === undefined || type === null || type === 'custom') {
         tools.push({
@@ -44,28 +44,32 @@ export const anthropicMessagesAdapter: SurfaceAdapter = {
           raw,
           origin: 'tools',
         });
-        return;
+      } else if (typeof type !== 'string') {
+        problems.add(`tools[${index}].type`, 'must be a string');
+      } else {
+        const native = NATIVE_TOOL_TYPES.find((t) => type.startsWith(t.prefix));
+        const executedBy = native?.executedBy ?? 'provider';
+        tools.push({
+          name,
+          type,
+          kind: 'provider',
+          declaredBy: executedBy === 'provider' ? 'provider' : 'agent',
+          executedBy,
+          ...(native?.capability ? { capability: native.capability } : {}),
+          raw,
+          origin: 'tools',
+        });
       }
-      if (typeof type !== 'string') return problems.add(`tools[${index}].type`, 'must be a string');
-      const native = NATIVE_TOOL_TYPES.find((t) => type.startsWith(t.prefix));
-      const executedBy = native?.executedBy ?? 'provider';
-      tools.push({
-        name,
-        type,
-        kind: 'provider',
-        declaredBy: executedBy === 'provider' ? 'provider' : 'agent',
-        executedBy,
-        ...(native?.capability ? { capability: native.capability } : {}),
-        raw,
-        origin: 'tools',
-      });
-    });
+    }
     const servers = body.mcp_servers;
     if (servers !== undefined && servers !== null) {
       if (!Array.isArray(servers)) problems.add('mcp_servers', 'must be an array');
       else
-        servers.forEach((server, index) => {
-          if (!isJsonObject(server)) return problems.add(`mcp_servers[${index}]`, 'must be an object');
+        for (const [index, server] of servers.entries()) {
+          if (!isJsonObject(server)) {
+            problems.add(`mcp_servers[${index}]`, 'must be an object');
+            continue;
+          }
           const name = nonEmptyString(server.name, `mcp_servers[${index}].name`, problems);
           if (name)
             tools.push({
@@ -78,7 +82,7 @@ export const anthropicMessagesAdapter: SurfaceAdapter = {
               raw: server,
               origin: 'mcp_servers',
             });
-        });
+        }
     }
     problems.throwIfAny();
     return tools;

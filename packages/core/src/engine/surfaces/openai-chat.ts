@@ -1,11 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
-import type {
-  FunctionParts,
-  RequestEdit,
-  RequestTool,
-  SurfaceAdapter,
-  ToolChoice,
-} from '../request-tool.ts';
+import type { FunctionParts, RequestTool, SurfaceAdapter } from '../request-tool.ts';
 import { nonEmptyString, RequestProblems, readToolArray, withKey } from './request-fields.ts';
 
 const KIND = 'ChatCompletionRequest';
@@ -15,22 +9,26 @@ export const openAIChatAdapter: SurfaceAdapter = {
   readTools(body) {
     const problems = new RequestProblems(KIND);
     const tools: RequestTool[] = [];
-    readToolArray(body, problems).forEach((raw, index) => {
+    for (const [index, raw] of readToolArray(body, problems).entries()) {
       const type = raw.type ?? 'function';
       if (type === 'function') {
         const fn = raw.function;
-        if (!isJsonObject(fn)) return problems.add(`tools[${index}].function`, 'is required');
-        const name = nonEmptyString(fn.name, `tools[${index}].function.name`, problems);
-        if (name) tools.push(functionTool(name, raw));
+        if (!isJsonObject(fn)) problems.add(`tools[${index}].function`, 'is required');
+        else {
+          const name = nonEmptyString(fn.name, `tools[${index}].function.name`, problems);
+          if (name) tools.push(functionTool(name, raw));
+        }
       } else if (type === 'custom') {
         const custom = raw.custom;
-        if (!isJsonObject(custom)) return problems.add(`tools[${index}].custom`, 'is required');
-        const name = nonEmptyString(custom.name, `tools[${index}].custom.name`, problems);
-        if (name) tools.push({ ...functionTool(name, raw), type: 'custom', kind: 'provider' });
+        if (!isJsonObject(custom)) problems.add(`tools[${index}].custom`, 'is required');
+        else {
+          const name = nonEmptyString(custom.name, `tools[${index}].custom.name`, problems);
+          if (name) tools.push({ ...functionTool(name, raw), type: 'custom', kind: 'provider' });
+        }
       } else {
         problems.add(`tools[${index}].type`, 'must be "function" or "custom"');
       }
-    });
+    }
     const webSearch = body.web_search_options;
     if (webSearch !== undefined && webSearch !== null) {
       if (!isJsonObject(webSearch)) problems.add('web_search_options', 'must be an object');
@@ -132,7 +130,11 @@ function functionTool(name: string, raw: JsonObject): RequestTool {
 }
 
 function toolRefName(ref: JsonObject): string {
-  const inner = isJsonObject(ref.function) ? ref.function : isJsonObject(ref.custom) ? ref.custom : {};
+  const inner = isJsonObject(ref.function)
+    ? ref.function
+    : isJsonObject(ref.custom)
+      ? ref.custom
+      : {};
   return typeof inner.name === 'string' ? inner.name : '';
 }
 
