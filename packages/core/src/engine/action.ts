@@ -55,13 +55,15 @@ export function normalizeAction(call: ActionCall, options: ActionOptions = {}): 
     ...(options.redact ?? []),
   ]);
   const identity = compactIdentity(options.identity);
-  const tool = meta ? meta.qualifiedName : call.name;
-  const action_id = actionId(tool, meta?.server, value, identity);
+  const target = meta ?? mcpTarget(call.name);
+  const tool = target ? target.qualifiedName : call.name;
+  const action_id = actionId(tool, target?.server, value, identity);
   const prior = [...(options.priorActions ?? [])];
   return {
     action_id,
     tool,
-    ...(meta ? { server: meta.server, via: meta.via } : {}),
+    ...(target ? { server: target.server } : {}),
+    ...(meta ? { via: meta.via } : {}),
     arguments: value,
     identity,
     context: {
@@ -81,6 +83,17 @@ export function actionId(
 ): string {
   const digest = hashLenient({ tool, server: server ?? null, arguments: args, identity });
   return `act_${digest.slice('sha256:'.length, 'sha256:'.length + 32)}`;
+}
+
+/**
+ * MCP tools reach agents as `server/tool` or `mcp__server__tool`; both name the same action as
+ * a meta-tool call carrying `{server, tool}`.
+ */
+function mcpTarget(name: string): { server: string; qualifiedName: string } | undefined {
+  const match = /^mcp__(.+?)__(.+)$/.exec(name) ?? /^([^/]+)\/(.+)$/.exec(name);
+  if (!match) return undefined;
+  const [, server, tool] = match as unknown as [string, string, string];
+  return { server, qualifiedName: `${server}/${tool}` };
 }
 
 /** Tool-call arguments as JSON: OpenAI sends a JSON string, Anthropic an object. */

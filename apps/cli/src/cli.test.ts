@@ -1,0 +1,144 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { type Receipt, verifyChain } from '@toolgate/core';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(import.meta.dirname, '../../..');
+const bin = join(root, 'apps/cli/bin/toolgate.js');
+const policy = join(root, 'examples/policies/github-guardrails.yaml');
+const request = join(root, 'examples/requests/openai-chat.json');
+
+/** Runs the real `toolgate` executable, as a user would. */
+function toolgate(...args: string[]) {
+  const run = spawnSync(process.execPath, [bin, ...args], { cwd: root, encoding: 'utf8' });
+  return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+function tempFile(name: string, content: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'toolgate-cli-'));
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+describe('toolgate eval', () => {
+  it('prints the mediated provider request and a verifiable receipt', () => {
+    const { code, stdout, stderr } = toolgate('eval', '--policy', policy, '--request', request);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout) as {
+      providerRequest: { tools: Array<{ function: { name: string } }> };
+      receipt: Receipt;
+    };
+    expect(out.providerRequest.tools.map((t) => t.function.name)).toEqual([
+      'search_code',
+      'approved_web_search',
+      'gh_create_issue',
+      'jira_search',
+    ]);
+    expect(out.receipt.wardwright_tool_mediation?.applied_rules.map((r) => r.id)).toEqual([
+      'hide-pr-creation',
+      'search-scope',
+      'replace-web-search',
+      'short-issue-name',
+    ]);
+    expect(verifyChain([out.receipt]).valid).toBe(true);
+  });
+
+  it('is deterministic', () => {
+    const a = toolgate('eval', '-p', policy, '-r', request);
+    const b = toolgate('eval', '-p', policy, '-r', request);
+    expect(a.stdout).toBe(b.stdout);
+  });
+
+  it('accepts a bare Wardwright tool_mediation block and an Anthropic request', () => {
+    const { code, stdout } = toolgate(
+      'eval',
+      '--policy',
+      join(root, 'examples/policies/tool-mediation-block.yaml'),
+      '--request',
+      join(root, 'examples/requests/anthropic-messages.json'),
+    );
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout);
+    expect(out.receipt.surface).toBe('anthropic-messages');
+    expect(out.providerRequest.tools.map((t: { name: string }) => t.name)).toEqual([
+      'search_code',
+      'web_search',
+    ]);
+    expect(out.providerRequest).not.toHaveProperty('tool_choice'); // it named the hidden tool
+  });
+
+  it('enforces a streamed response given with --response', () => {
+    const sse = [
+      'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_9","type":"function","function":{"name":"create_pull_request","arguments":""}}]},"finish_reason":null}]}',
+      'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\\"title\\":\\"LEAKED-FRAGMENT\\"}"}}]},"finish_reason":null}]}',
+      'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}',
+      'data: [DONE]',
+      '',
+      '',
+    ].join('\n\n');
+    const { code, stdout } = toolgate(
+      'eval',
+      '-p',
+      policy,
+      '-r',
+      request,
+      '--response',
+      tempFile('stream.sse', sse),
+    );
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout);
+    expect(out.agentResponse).not.toContain('LEAKED-FRAGMENT');
+    expect(out.agentResponse).toContain('"finish_reason":"stop"');
+    expect(out.receipt.response.tool_calls[0]).toMatchObject({
+      name: 'create_pull_request',
+      policy_state: 'blocked',
+    });
+  });
+
+  it('fails with the field path of an invalid policy', () => {
+    const bad = tempFile(
+      'bad.yaml',
+      'apiVersion: toolgate.dev/v1\nkind: MediationPolicy\nmetadata: {name: bad}\nspec:\n  rules:\n    - {id: a, action: hide, match: {name: x}}\n    - {id: b, action: hide, match: {name: y}}\n    - {id: c, action: hide, match: {name: ""}}\n',
+    );
+    const { code, stderr, stdout } = toolgate('eval', '-p', bad, '-r', request);
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toContain('spec.rules[2].match.name');
+  });
+
+  it('fails with the field path of an invalid request', () => {
+    const bad = tempFile(
+      'req.json',
+      JSON.stringify({ model: 'm', tools: [{ type: 'function', function: {} }] }),
+    );
+    const { code, stderr } = toolgate('eval', '-p', policy, '-r', bad);
+    expect(code).toBe(1);
+    expect(stderr).toContain('tools[0].function.name');
+  });
+
+  it.each([
+    [['eval', '-p', 'missing.yaml', '-r', request], 1, 'missing.yaml: no such file'],
+    [['eval', '-p', policy, '-r', request, '--surface', 'gemini'], 1, '--surface'],
+    [['eval', '-p', policy], 2, "required option '-r, --request <file>'"],
+    [['frobnicate'], 2, "unknown command 'frobnicate'"],
+  ])('%j exits %i mentioning %s', (args, expectedCode, message) => {
+    const { code, stderr } = toolgate(...args);
+    expect(code).toBe(expectedCode);
+    expect(stderr).toContain(message);
+  });
+
+  it('explains itself with --help', () => {
+    const top = toolgate('--help');
+    expect(top.code).toBe(0);
+    expect(top.stdout).toContain('eval');
+    const sub = toolgate('eval', '--help');
+    expect(sub.code).toBe(0);
+    for (const flag of ['--policy', '--request', '--surface', '--response', 'Exit codes']) {
+      expect(sub.stdout).toContain(flag);
+    }
+  });
+});

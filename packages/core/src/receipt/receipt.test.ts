@@ -1,0 +1,138 @@
+import { describe, expect, it } from 'vitest';
+import { mediateRequest } from '../engine/mediate-request.ts';
+import { bundleOf, openAIRequest, openAITool } from '../engine/test-fixtures.ts';
+import { enforceResponseBody } from '../response/enforce-response.ts';
+import { buildReceiptBody, type ReceiptInput } from './build-receipt.ts';
+import { chainReceipt, receiptHash, verifyChain } from './chain.ts';
+import { Receipt, ReceiptBody } from './receipt-schema.ts';
+
+const bundle = bundleOf({
+  rules: [{ id: 'hide-pr-creation', action: 'hide', match: { name: 'create_pull_request' } }],
+});
+
+function receiptInput(id: string, tools = ['create_pull_request', 'search']): ReceiptInput {
+  const mediation = mediateRequest(bundle, {
+    surface: 'openai-chat',
+    body: openAIRequest(tools.map((t) => openAITool(t))),
+    identity: { human: 'alice', session: 's1' },
+  });
+  const response = enforceResponseBody(
+    {
+      choices: [
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_1', type: 'function', function: { name: 'search', arguments: '{"q":"x","token":"fake-secret"}' } },
+              { id: 'call_2', type: 'function', function: { name: 'create_pull_request', arguments: '{}' } },
+            ],
+          },
+          finish_reason: 'tool_calls',
+        },
+      ],
+    },
+    mediation.response,
+  );
+  return {
+    id,
+    gateway: 'gw-1',
+    receivedAt: '2026-01-02T03:04:05.000Z',
+    completedAt: '2026-01-02T03:04:05.250Z',
+    latencyMs: { total: 250, mediation: 0.4, upstream: 249 },
+    identity: { human: 'alice', session: 's1', binding: 'verified' },
+    bundleEtag: 'sha256:' + 'e'.repeat(64),
+    mediation,
+    outcome: { status: 200 },
+    response: response.evidence,
+  };
+}
+
+describe('buildReceiptBody', () => {
+  it('records the mediation block, per-tool model and response evidence', () => {
+    const body = buildReceiptBody(receiptInput('r-1'));
+    expect(ReceiptBody.parse(body)).toEqual(body);
+    expect(body.wardwright_tool_mediation?.applied_rules[0]?.id).toBe('hide-pr-creation');
+    expect(body.response?.tool_calls.map((c) => [c.name, c.policy_state])).toEqual([
+      ['search', 'allowed'],
+      ['create_pull_request', 'blocked'],
+    ]);
+    expect(body.redacted_paths).toEqual(['response.tool_calls[0].arguments.token']);
+    expect(JSON.stringify(body)).not.toContain('fake-secret');
+    expect(body.bundle.policies).toEqual([{ name: 'policy-0', generation: 1, hash: expect.stringMatching(/^sha256:/) }]);
+  });
+
+  it('has no mediation block when the rules changed nothing', () => {
+    const body = buildReceiptBody(receiptInput('r-2', ['search']));
+    expect(body).not.toHaveProperty('wardwright_tool_mediation');
+    expect(body.tools).toHaveLength(1);
+  });
+
+  it('scrubs credentials from error text', () => {
+    const input = { ...receiptInput('r-3'), outcome: { status: 401, error: 'Incorrect API key provided: sk-proj-FAKEFAKEFAKE0000' } };
+    const body = buildReceiptBody(input);
+    expect(body.outcome.error).toBe('Incorrect API key provided: [REDACTED]');
+  });
+
+  it('is byte-identical for the same input (clock and ids injected)', () => {
+    expect(JSON.stringify(buildReceiptBody(receiptInput('r-4')))).toBe(
+      JSON.stringify(buildReceiptBody(receiptInput('r-4'))),
+    );
+  });
+});
+
+describe('receipt chain', () => {
+  const chain = () => {
+    const receipts: Receipt[] = [];
+    for (let i = 0; i < 5; i++) {
+      receipts.push(chainReceipt(buildReceiptBody(receiptInput(`r-${i}`)), receipts.at(-1)?.hash ?? null));
+    }
+    return receipts;
+  };
+
+  it('links each receipt to the previous one and verifies', () => {
+    const receipts = chain();
+    expect(receipts[0]?.prev_hash).toBeNull();
+    expect(receipts[1]?.prev_hash).toBe(receipts[0]?.hash);
+    expect(Receipt.parse(receipts[2])).toEqual(receipts[2]);
+    expect(verifyChain(receipts)).toEqual({ valid: true, checked: 5 });
+  });
+
+  it('reports an altered receipt exactly', () => {
+    const receipts = chain();
+    receipts[2] = { ...(receipts[2] as Receipt), outcome: { status: 500 } };
+    expect(verifyChain(receipts).firstBreak).toMatchObject({ index: 2, id: 'r-2', reason: 'hash_mismatch' });
+  });
+
+  it('reports a deleted receipt at the one after the gap', () => {
+    const receipts = chain();
+    receipts.splice(1, 1);
+    expect(verifyChain(receipts).firstBreak).toMatchObject({ index: 1, id: 'r-2', reason: 'prev_hash_mismatch' });
+  });
+
+  it('reports reordered receipts', () => {
+    const receipts = chain();
+    [receipts[1], receipts[2]] = [receipts[2] as Receipt, receipts[1] as Receipt];
+    expect(verifyChain(receipts).firstBreak).toMatchObject({ index: 1, id: 'r-2', reason: 'prev_hash_mismatch' });
+  });
+
+  it('verifies a window given the hash before it', () => {
+    const receipts = chain();
+    expect(verifyChain(receipts.slice(2), receipts[1]?.hash ?? null).valid).toBe(true);
+    expect(verifyChain(receipts.slice(2)).valid).toBe(false);
+  });
+
+  it('hashes the canonical receipt: key order does not matter, the hash field is excluded', () => {
+    const [first] = chain();
+    const shuffled = Object.fromEntries(Object.entries(first as Receipt).reverse()) as Receipt;
+    expect(receiptHash(shuffled)).toBe(first?.hash);
+  });
+
+  // Golden vector: changing the receipt format or canonicalization changes this hash. If that
+  // is intended, it breaks every stored chain — bump the receipt schema version instead.
+  it('matches the golden hash', () => {
+    const [first] = chain();
+    expect(first?.hash).toMatchInlineSnapshot(`"sha256:bb655be6d11b9204dea0aeb95f08073225f478e898b022c5074724bbc358c26c"`);
+  });
+});

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { scrubSecrets } from './secrets.ts';
+
+describe('scrubSecrets', () => {
+  it.each([
+    ['upstream said: invalid key sk-proj-FAKEFAKEFAKE1234567890', 'sk-proj-FAKEFAKEFAKE1234567890'],
+    ['key sk-ant-api03-FAKEFAKEFAKEFAKE', 'sk-ant-api03-FAKEFAKEFAKEFAKE'],
+    ['Authorization: Bearer abcdefghijklmnop.qrs', 'abcdefghijklmnop.qrs'],
+    ['{"x-api-key":"fake-anthropic-key-123"}', 'fake-anthropic-key-123'],
+    ['api_key=notarealkey999', 'notarealkey999'],
+    ['token tg_FAKEFAKEFAKEFAKEFAKE0123', 'tg_FAKEFAKEFAKEFAKEFAKE0123'],
+    ['aws AKIAFAKEFAKEFAKEFAKE', 'AKIAFAKEFAKEFAKEFAKE'],
+  ])('removes the secret from %j', (text, secret) => {
+    const scrubbed = scrubSecrets(text);
+    expect(scrubbed).not.toContain(secret);
+    expect(scrubbed).toContain('[REDACTED]');
+  });
+
+  it('leaves ordinary text alone', () => {
+    const text = 'rate limited: retry after 20s (request req_123)';
+    expect(scrubSecrets(text)).toBe(text);
+  });
+});
