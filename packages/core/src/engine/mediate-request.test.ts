@@ -320,14 +320,12 @@ describe('rename and automatic aliases', () => {
     expect(openAIToolNames(result.body)).toEqual(['gh_issue']);
     expect(result.body.tool_choice).toEqual({ type: 'function', function: { name: 'gh_issue' } });
     const history = result.body.messages as JsonObject[];
-    expect((history[1]?.tool_calls as JsonObject[])[0]).toMatchObject({
-      function: { name: 'gh_issue' },
-    });
+    expect(history[1]?.tool_calls).toMatchObject([{ function: { name: 'gh_issue' } }]);
     expect(result.response.decideCall('c1', 'gh_issue', '{}').name).toBe('github/create_issue');
     expect(body.messages).toHaveLength(3); // input untouched
-    expect(((body.messages as JsonObject[])[1]?.tool_calls as JsonObject[])[0]).toMatchObject({
-      function: { name: 'github/create_issue' },
-    });
+    expect((body.messages as JsonObject[])[1]?.tool_calls).toMatchObject([
+      { function: { name: 'github/create_issue' } },
+    ]);
   });
 
   it('renames Anthropic tool_use blocks in history', () => {
@@ -341,7 +339,7 @@ describe('rename and automatic aliases', () => {
       ],
     });
     const out = anthropic(bundle, body).body;
-    expect(((out.messages as JsonObject[])[1]?.content as JsonObject[])[0]?.name).toBe('find');
+    expect((out.messages as JsonObject[])[1]?.content).toMatchObject([{ name: 'find' }]);
   });
 
   it.each([
@@ -812,5 +810,72 @@ describe('determinism', () => {
       return JSON.stringify([r.body, r.mediation, r.tools]);
     });
     expect(new Set(runs).size).toBe(1);
+  });
+});
+
+describe('regressions found by the property tests', () => {
+  it('offers gateway-hosted tools even when no rule changes anything', () => {
+    const result = openai(bundleOf({ rules: [] }), openAIRequest([openAITool('search')]), {
+      hostedTools: [{ name: 'lookup' }],
+    });
+    expect(openAIToolNames(result.body)).toEqual(['search', 'lookup']);
+    expect(result.changed).toBe(true);
+  });
+
+  it('moves a replaced request-level tool into tools and drops the native field', () => {
+    const bundle = bundleOf({
+      rules: [
+        { id: 'r', action: 'replace', match: { name: 'web_search' }, tool: { name: 'search' } },
+      ],
+    });
+    const body = { model: 'gpt-4o', messages: [], web_search_options: {}, tool_choice: 'auto' };
+    const result = openai(bundle, body);
+    expect(result.body).not.toHaveProperty('web_search_options');
+    expect(openAIToolNames(result.body)).toEqual(['search']);
+    expect(result.body.tool_choice).toBe('auto');
+    expect(result.response.decideCall('c', 'search', '{}')).toMatchObject({
+      name: 'web_search',
+      policy_state: 'allowed',
+    });
+  });
+
+  it('collapses duplicate illegal names instead of aliasing each copy', () => {
+    const body = openAIRequest([
+      openAITool('github/create_issue'),
+      openAITool('github/create_issue'),
+    ]);
+    expect(openAIToolNames(openai(bundleOf({ rules: [] }), body).body)).toEqual([
+      'github_create_issue',
+    ]);
+  });
+
+  it('keeps a __proto__ key of an augment fragment as an own property', () => {
+    const bundle = bundleOf({
+      rules: [
+        {
+          id: 'a',
+          action: 'augment',
+          match: { name: 'search' },
+          parameters: JSON.parse('{"properties":{"__proto__":{"type":"string"}}}'),
+        },
+      ],
+    });
+    const result = openai(bundle, openAIRequest([openAITool('search')]));
+    const tool = (result.body.tools as JsonObject[])[0] as JsonObject;
+    const props = ((tool.function as JsonObject).parameters as JsonObject).properties as JsonObject;
+    expect(Object.hasOwn(props, '__proto__')).toBe(true);
+    expect(Object.keys(props)).toEqual(['q', '__proto__']);
+  });
+
+  it('keeps an OpenAI declaration without `type` as the agent sent it', () => {
+    const untyped = { function: { name: 'search', parameters: { type: 'object' } } };
+    const bundle = bundleOf({
+      rules: [
+        { id: 'a', action: 'augment', match: { name: 'search' }, parameters: { type: 'object' } },
+      ],
+    });
+    const result = openai(bundle, openAIRequest([untyped]));
+    expect(result.mediation).toBeUndefined();
+    expect(result.body.tools).toEqual([untyped]);
   });
 });

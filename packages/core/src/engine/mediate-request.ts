@@ -63,7 +63,6 @@ const MODE_RANK = new Map(MediationModes.options.map((mode, rank) => [mode, rank
 /** A tool while rules are applied to it. */
 interface Entry extends MediatedTool {
   kind: 'function' | 'provider';
-  type: string;
   readonly originalHash: string;
 }
 
@@ -101,8 +100,11 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
     : [];
   finalizeProviderNames(entries, adapter, cache);
 
-  const inTools = entries.filter((e) => e.tool.origin === 'tools' || e.tool.origin === 'hosted');
-  const changed = entries.some((e) => !e.visible || e.hash !== e.originalHash);
+  const inTools = entries.filter((e) => e.inTools);
+  const changed = entries.some((e) =>
+    // A gateway-hosted tool changes the request by being offered at all.
+    e.tool.origin === 'hosted' ? e.visible : !e.visible || e.hash !== e.originalHash,
+  );
   const output = changed ? writeRequest(body, entries, inTools, adapter) : body;
   const profile = bundle.profileFor(input.surface);
   const fidelity = (entry: Entry): Fidelity => fidelityOf(entry, profile);
@@ -170,6 +172,7 @@ function newEntry(tool: RequestTool, hash: string): Entry {
     originalHash: hash,
     state: 'allowed',
     visible: true,
+    inTools: tool.origin === 'tools' || tool.origin === 'hosted',
     providerName: tool.name,
   };
 }
@@ -253,6 +256,7 @@ function applyRule(
       if (!setDeclaration(entry, adapter.writeFunction(parts), cache)) return false;
       entry.kind = 'function';
       entry.type = 'function';
+      entry.inTools = true; // a replaced request-level tool moves into `tools`
       entry.providerName = parts.name;
       entry.state = 'replaced';
       return true;
@@ -282,27 +286,19 @@ function setDeclaration(entry: Entry, decl: JsonObject, cache: SchemaHashCache):
 }
 
 /**
- * Gives provider-illegal names a deterministic alias, then deduplicates the `tools` array by
- * provider name: a gateway-hosted tool wins a collision, otherwise the first one stays.
+ * Deduplicates the `tools` array by provider name — a gateway-hosted tool wins a collision,
+ * otherwise the first one stays — then gives provider-illegal names a deterministic alias.
+ * Deduplicating first means two copies of one illegal name collapse instead of getting two
+ * aliases.
  */
 function finalizeProviderNames(
   entries: Entry[],
   adapter: SurfaceAdapter,
   cache: SchemaHashCache,
 ): void {
-  const inTools = entries.filter(
-    (e) => e.visible && (e.tool.origin === 'tools' || e.tool.origin === 'hosted'),
-  );
-  const names = assignProviderNames(inTools.map((e) => e.providerName));
-  inTools.forEach((entry, i) => {
-    const alias = names[i] as string;
-    if (alias === entry.providerName || entry.kind !== 'function') return;
-    const parts = adapter.functionParts(entry.decl);
-    setDeclaration(entry, adapter.writeFunction({ ...parts, name: alias }, entry.decl), cache);
-    entry.providerName = alias;
-  });
   const winners = new Map<string, Entry>();
-  for (const entry of inTools) {
+  for (const entry of entries) {
+    if (!entry.visible || !entry.inTools) continue;
     const current = winners.get(entry.providerName);
     if (current === undefined) winners.set(entry.providerName, entry);
     else if (entry.tool.declaredBy === 'wardwright' && current.tool.declaredBy !== 'wardwright') {
@@ -310,6 +306,15 @@ function finalizeProviderNames(
       winners.set(entry.providerName, entry);
     } else entry.visible = false;
   }
+  const survivors = entries.filter((e) => e.visible && e.inTools);
+  const names = assignProviderNames(survivors.map((e) => e.providerName));
+  survivors.forEach((entry, i) => {
+    const alias = names[i] as string;
+    if (alias === entry.providerName || entry.kind !== 'function') return;
+    const parts = adapter.functionParts(entry.decl);
+    setDeclaration(entry, adapter.writeFunction({ ...parts, name: alias }, entry.decl), cache);
+    entry.providerName = alias;
+  });
 }
 
 function writeRequest(
@@ -332,15 +337,17 @@ function writeRequest(
   }
   const renames = new Map<string, string>();
   for (const e of visible) {
-    if (e.tool.origin === 'tools' && e.providerName !== e.tool.name) {
+    if (e.tool.origin === 'tools' && e.tool.kind === 'function' && e.providerName !== e.tool.name) {
       renames.set(e.tool.name, e.providerName);
     }
   }
   return adapter.writeRequest(body, {
     declarations: visible.map((e) => e.decl),
     toolChoice,
+    // Request-level tools the provider must not see: hidden, or replaced by a function tool.
     hiddenRequestLevel: entries
-      .filter((e) => !e.visible && e.tool.origin !== 'tools' && e.tool.origin !== 'hosted')
+      .filter((e) => e.tool.origin !== 'tools' && e.tool.origin !== 'hosted')
+      .filter((e) => !e.visible || e.inTools)
       .map((e) => e.tool),
     renames,
   });

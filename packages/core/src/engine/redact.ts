@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonValue } from '../json/json-value.ts';
+import { isJsonObject, type JsonObject, type JsonValue, setJsonKey } from '../json/json-value.ts';
 
 /** Argument keys whose values are never hashed into a receipt, whatever the policy says. */
 export const DEFAULT_REDACTED_KEYS: ReadonlyArray<string> = [
@@ -38,7 +38,7 @@ export function redactValue(
       return changed ? out : node;
     }
     if (!isJsonObject(node)) return node;
-    let out: Record<string, JsonValue> | undefined;
+    let out: JsonObject | undefined;
     for (const key of Object.keys(node)) {
       const child = path === '' ? key : `${path}.${key}`;
       const original = node[key] as JsonValue;
@@ -49,7 +49,7 @@ export function redactValue(
       } else next = walk(original, child);
       if (next !== original) {
         out ??= { ...node };
-        out[key] = next;
+        setJsonKey(out, key, next);
       }
     }
     return out ?? node;

@@ -12,10 +12,17 @@ import type { RequestTool } from './request-tool.ts';
 /** A tool after request-side mediation: what the response side decides with. */
 export interface MediatedTool {
   readonly tool: RequestTool;
+  /** Current type: a replaced provider tool becomes a `function`. */
+  type: string;
   decl: JsonObject;
   hash: string;
   state: PolicyState;
   visible: boolean;
+  /**
+   * Whether it sits in the provider request's `tools` array (callable by name). False for
+   * request-level tools such as `web_search_options`, unless a rule replaced one with a function.
+   */
+  inTools: boolean;
   /** The name the provider sees (and calls it by). */
   providerName: string;
 }
@@ -55,7 +62,7 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
   const callable = new Map<string, MediatedTool>();
   const hiddenNames = new Set<string>();
   for (const t of input.tools) {
-    if (t.tool.origin !== 'tools' && t.tool.origin !== 'hosted') continue;
+    if (!t.inTools) continue;
     if (t.visible) callable.set(t.providerName, t);
     else hiddenNames.add(t.tool.name).add(t.providerName);
   }
@@ -116,7 +123,7 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
       const declared = input.tools.find((t) =>
         isMcp
           ? t.tool.origin === 'mcp_servers'
-          : t.tool.kind === 'provider' && t.tool.name === toolName,
+          : t.tool.kind === 'provider' && t.tool.name === toolName && t.type !== 'function',
       );
       const capability =
         declared?.tool.capability ??
@@ -126,7 +133,7 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
       let policy_state: HostedToolEvidence['policy_state'] = 'opaque';
       if (declared) {
         const anyVisible = isMcp
-          ? input.tools.some((t) => t.tool.origin === 'mcp_servers' && t.visible)
+          ? input.tools.some((t) => t.tool.origin === 'mcp_servers' && t.visible && !t.inTools)
           : declared.visible;
         policy_state = anyVisible ? 'allowed' : 'blocked';
       }

@@ -1,5 +1,5 @@
 import { CanonicalJsonError, canonicalize } from '../json/canonical-json.ts';
-import { isJsonObject, type JsonObject, type JsonValue } from '../json/json-value.ts';
+import { isJsonObject, type JsonObject, type JsonValue, setJsonKey } from '../json/json-value.ts';
 import type { ToolDeclarationInput } from '../resources/mediation-policy.ts';
 import type { FunctionParts } from './request-tool.ts';
 
@@ -28,13 +28,13 @@ export function appendDescription(existing: string | undefined, suffix: string):
 export function mergeSchema(base: JsonObject | undefined, fragment: JsonObject): JsonObject {
   const out: JsonObject = { ...(base ?? {}) };
   for (const [key, value] of Object.entries(fragment)) {
-    const current = out[key];
+    const current = Object.hasOwn(out, key) ? out[key] : undefined;
     if (key === 'required' && Array.isArray(current) && Array.isArray(value)) {
-      out[key] = [...current, ...value.filter((v) => !current.includes(v))];
+      setJsonKey(out, key, [...current, ...value.filter((v) => !current.includes(v))]);
     } else if (isJsonObject(current) && isJsonObject(value)) {
-      out[key] = mergeSchema(current, value);
+      setJsonKey(out, key, mergeSchema(current, value));
     } else {
-      out[key] = value;
+      setJsonKey(out, key, value);
     }
   }
   return out;

@@ -25,8 +25,16 @@ function receiptInput(id: string, tools = ['create_pull_request', 'search']): Re
             role: 'assistant',
             content: null,
             tool_calls: [
-              { id: 'call_1', type: 'function', function: { name: 'search', arguments: '{"q":"x","token":"fake-secret"}' } },
-              { id: 'call_2', type: 'function', function: { name: 'create_pull_request', arguments: '{}' } },
+              {
+                id: 'call_1',
+                type: 'function',
+                function: { name: 'search', arguments: '{"q":"x","token":"fake-secret"}' },
+              },
+              {
+                id: 'call_2',
+                type: 'function',
+                function: { name: 'create_pull_request', arguments: '{}' },
+              },
             ],
           },
           finish_reason: 'tool_calls',
@@ -42,7 +50,7 @@ function receiptInput(id: string, tools = ['create_pull_request', 'search']): Re
     completedAt: '2026-01-02T03:04:05.250Z',
     latencyMs: { total: 250, mediation: 0.4, upstream: 249 },
     identity: { human: 'alice', session: 's1', binding: 'verified' },
-    bundleEtag: 'sha256:' + 'e'.repeat(64),
+    bundleEtag: `sha256:${'e'.repeat(64)}`,
     mediation,
     outcome: { status: 200 },
     response: response.evidence,
@@ -60,7 +68,9 @@ describe('buildReceiptBody', () => {
     ]);
     expect(body.redacted_paths).toEqual(['response.tool_calls[0].arguments.token']);
     expect(JSON.stringify(body)).not.toContain('fake-secret');
-    expect(body.bundle.policies).toEqual([{ name: 'policy-0', generation: 1, hash: expect.stringMatching(/^sha256:/) }]);
+    expect(body.bundle.policies).toEqual([
+      { name: 'policy-0', generation: 1, hash: expect.stringMatching(/^sha256:/) },
+    ]);
   });
 
   it('has no mediation block when the rules changed nothing', () => {
@@ -70,7 +80,10 @@ describe('buildReceiptBody', () => {
   });
 
   it('scrubs credentials from error text', () => {
-    const input = { ...receiptInput('r-3'), outcome: { status: 401, error: 'Incorrect API key provided: sk-proj-FAKEFAKEFAKE0000' } };
+    const input = {
+      ...receiptInput('r-3'),
+      outcome: { status: 401, error: 'Incorrect API key provided: sk-proj-FAKEFAKEFAKE0000' },
+    };
     const body = buildReceiptBody(input);
     expect(body.outcome.error).toBe('Incorrect API key provided: [REDACTED]');
   });
@@ -86,7 +99,9 @@ describe('receipt chain', () => {
   const chain = () => {
     const receipts: Receipt[] = [];
     for (let i = 0; i < 5; i++) {
-      receipts.push(chainReceipt(buildReceiptBody(receiptInput(`r-${i}`)), receipts.at(-1)?.hash ?? null));
+      receipts.push(
+        chainReceipt(buildReceiptBody(receiptInput(`r-${i}`)), receipts.at(-1)?.hash ?? null),
+      );
     }
     return receipts;
   };
@@ -102,19 +117,31 @@ describe('receipt chain', () => {
   it('reports an altered receipt exactly', () => {
     const receipts = chain();
     receipts[2] = { ...(receipts[2] as Receipt), outcome: { status: 500 } };
-    expect(verifyChain(receipts).firstBreak).toMatchObject({ index: 2, id: 'r-2', reason: 'hash_mismatch' });
+    expect(verifyChain(receipts).firstBreak).toMatchObject({
+      index: 2,
+      id: 'r-2',
+      reason: 'hash_mismatch',
+    });
   });
 
   it('reports a deleted receipt at the one after the gap', () => {
     const receipts = chain();
     receipts.splice(1, 1);
-    expect(verifyChain(receipts).firstBreak).toMatchObject({ index: 1, id: 'r-2', reason: 'prev_hash_mismatch' });
+    expect(verifyChain(receipts).firstBreak).toMatchObject({
+      index: 1,
+      id: 'r-2',
+      reason: 'prev_hash_mismatch',
+    });
   });
 
   it('reports reordered receipts', () => {
     const receipts = chain();
     [receipts[1], receipts[2]] = [receipts[2] as Receipt, receipts[1] as Receipt];
-    expect(verifyChain(receipts).firstBreak).toMatchObject({ index: 1, id: 'r-2', reason: 'prev_hash_mismatch' });
+    expect(verifyChain(receipts).firstBreak).toMatchObject({
+      index: 1,
+      id: 'r-2',
+      reason: 'prev_hash_mismatch',
+    });
   });
 
   it('verifies a window given the hash before it', () => {
@@ -133,6 +160,8 @@ describe('receipt chain', () => {
   // is intended, it breaks every stored chain — bump the receipt schema version instead.
   it('matches the golden hash', () => {
     const [first] = chain();
-    expect(first?.hash).toMatchInlineSnapshot(`"sha256:bb655be6d11b9204dea0aeb95f08073225f478e898b022c5074724bbc358c26c"`);
+    expect(first?.hash).toMatchInlineSnapshot(
+      `"sha256:bb655be6d11b9204dea0aeb95f08073225f478e898b022c5074724bbc358c26c"`,
+    );
   });
 });

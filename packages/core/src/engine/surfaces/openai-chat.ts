@@ -63,7 +63,9 @@ export const openAIChatAdapter: SurfaceAdapter = {
     else delete fn.description;
     if (parts.parameters !== undefined) fn.parameters = parts.parameters;
     else delete fn.parameters;
-    return { ...(base ?? {}), type: 'function', function: fn };
+    // Keep the agent's own shape (a declaration without `type` stays so): only a new
+    // declaration gets `type: function`.
+    return { ...(base ?? { type: 'function' }), function: fn };
   },
 
   readToolChoice(body) {
