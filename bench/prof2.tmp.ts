@@ -1,8 +1,9 @@
-import { compileBundle, mediateRequest } from '@toolgate/core';
-import { fiftyToolRequest } from './core-mediation.ts';
+import { mediateRequest } from '@toolgate/core';
+import { fiftyToolRequest, tenRuleBundle } from './core-mediation.ts';
 
 const parsed = JSON.parse(JSON.stringify(fiftyToolRequest()));
-const empty = compileBundle({ policies: [] });
+const b = tenRuleBundle();
+for (let i = 0; i < 3000; i++) mediateRequest(b, { surface: 'openai-chat', body: parsed });
 const s = performance.now();
-for (let i = 0; i < 5000; i++) mediateRequest(empty, { surface: 'openai-chat', body: parsed });
-console.log((((performance.now() - s) / 5000) * 1000).toFixed(1), 'µs');
+for (let i = 0; i < 20000; i++) mediateRequest(b, { surface: 'openai-chat', body: parsed });
+console.log((((performance.now() - s) / 20000) * 1000).toFixed(1), 'µs');

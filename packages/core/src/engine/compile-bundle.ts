@@ -11,10 +11,10 @@ import type { DeclaredBy, MediationMode, Surface } from '../resources/vocabulary
 import { SEED_PROVIDER_PROFILES } from '../seed/provider-profiles.ts';
 import { parseOrThrow } from '../validate.ts';
 import type { ActionIdentity } from './action.ts';
+import { MediationMemo } from './mediation-memo.ts';
 import { DEFAULT_META_TOOLS } from './meta-tools.ts';
 import { compileNamePattern, type NameMatcher } from './name-pattern.ts';
 import { DEFAULT_REDACTED_KEYS } from './redact.ts';
-import { SchemaHashCache } from './schema-hash-cache.ts';
 
 /** One policy revision as a bundle carries it. */
 export interface BundlePolicy {
@@ -32,7 +32,7 @@ export interface BundleInput {
   /** Provider profiles by surface; the seeded honest profiles when absent. */
   profiles?: ReadonlyArray<ProviderProfileSpec>;
   /** Bound of the schema-hash memo (0 disables it; benchmarks measure both). Default 4096. */
-  schemaHashCacheSize?: number;
+  memoSize?: number;
 }
 
 /** The request a rule is evaluated against, besides the tool itself. */
@@ -43,6 +43,8 @@ export interface RequestFacts {
 }
 
 export interface CompiledRule {
+  /** Unique within the bundle: `policy` + rule id (memo key for the rule's rewrites). */
+  readonly key: string;
   readonly policy: string;
   readonly mode: MediationMode;
   readonly rule: MediationRule;
@@ -64,7 +66,7 @@ export interface CompiledBundle {
   readonly redact: ReadonlyArray<string>;
   readonly unknownIdentities: 'reject' | 'unverified';
   /** Schema hashes of declarations seen with this bundle (memoized; results are the same). */
-  readonly schemaHashes: SchemaHashCache;
+  readonly memo: MediationMemo;
   profileFor(surface: Surface): ProviderProfileSpec | undefined;
 }
 
@@ -123,7 +125,7 @@ export function compileBundle(input: BundleInput): CompiledBundle {
     unknownIdentities: parsed.some((p) => p.spec.unknownIdentities === 'reject')
       ? 'reject'
       : 'unverified',
-    schemaHashes: new SchemaHashCache(input.schemaHashCacheSize),
+    memo: new MediationMemo(input.memoSize),
     profileFor: (surface) => profiles.get(surface),
   };
 }
@@ -141,6 +143,7 @@ function compileRule(policy: string, mode: MediationMode, rule: MediationRule): 
   const session =
     identity?.session === undefined ? undefined : compileNamePattern(identity.session);
   return {
+    key: `${policy}\u0000${rule.id}`,
     policy,
     mode,
     rule,

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeAction, parseArguments } from './action.ts';
 import { bindIdentity } from './identity-binding.ts';
+import { MediationMemo } from './mediation-memo.ts';
 import { resolveMetaCall } from './meta-tools.ts';
 import { compileNamePattern } from './name-pattern.ts';
 import { assignProviderNames, isProviderLegalName } from './provider-names.ts';
 import { REDACTED, redactValue } from './redact.ts';
-import { SchemaHashCache } from './schema-hash-cache.ts';
 
 describe('compileNamePattern', () => {
   it.each([
@@ -172,15 +172,15 @@ describe('bindIdentity', () => {
   });
 });
 
-describe('SchemaHashCache', () => {
+describe('MediationMemo', () => {
   it('returns the canonical hash, hits on repeats and stays bounded', () => {
-    const cache = new SchemaHashCache(2);
+    const cache = new MediationMemo(2);
     const a = cache.hashOf({ b: 1, a: 2 });
     expect(a).toBe(cache.hashOf({ a: 2, b: 1 })); // different text, same canonical hash
     expect(cache.size).toBe(2);
     cache.hashOf({ c: 3 });
     expect(cache.size).toBe(2);
     expect(cache.hashOf({ bad: '\ud800' })).toBeUndefined();
-    expect(new SchemaHashCache(0).hashOf({ a: 2, b: 1 })).toBe(a);
+    expect(new MediationMemo(0).hashOf({ a: 2, b: 1 })).toBe(a);
   });
 });

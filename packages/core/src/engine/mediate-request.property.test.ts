@@ -842,7 +842,9 @@ describe('mediateRequest properties', () => {
       fc.property(scenarioArb(), fc.integer(), (s, seed) => {
         const bundle = bundleOf(s);
         const first = mediate(s, bundle);
-        for (const again of [mediate(s, bundle), mediate(s)]) {
+        // Same bundle (memo hit), fresh bundle, and a bundle without memo: all identical.
+        const unmemoized = compileBundle({ policies: s.policies, memoSize: 0 });
+        for (const again of [mediate(s, bundle), mediate(s), mediate(s, unmemoized)]) {
           expect(JSON.stringify(again.body)).toBe(JSON.stringify(first.body));
           expect(JSON.stringify(again.mediation)).toBe(JSON.stringify(first.mediation));
           expect(JSON.stringify(again.tools)).toBe(JSON.stringify(first.tools));

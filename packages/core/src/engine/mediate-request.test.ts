@@ -802,7 +802,7 @@ describe('determinism', () => {
     const body = openAIRequest([openAITool('a'), openAITool('b'), openAITool('c/d')]);
     const cold = compileBundle({
       policies: [{ name: 'p', generation: 1, spec }],
-      schemaHashCacheSize: 0,
+      memoSize: 0,
     });
     const warm = compileBundle({ policies: [{ name: 'p', generation: 1, spec }] });
     const runs = [cold, warm, warm].map((b) => {
@@ -877,5 +877,48 @@ describe('regressions found by the property tests', () => {
     const result = openai(bundle, openAIRequest([untyped]));
     expect(result.mediation).toBeUndefined();
     expect(result.body.tools).toEqual([untyped]);
+  });
+});
+
+describe('the per-bundle memo', () => {
+  const spec = {
+    rules: [
+      {
+        id: 'contractors',
+        action: 'hide' as const,
+        match: { name: 'deploy', identity: { human: 'contractor-*' } },
+      },
+      {
+        id: 'scope',
+        action: 'augment' as const,
+        match: { name: 'search' },
+        description_append: 'Scoped.',
+      },
+    ],
+  };
+  const body = () => openAIRequest([openAITool('deploy'), openAITool('search'), openAITool('a/b')]);
+  const run = (bundle: ReturnType<typeof compileBundle>, human: string) => {
+    const r = openai(bundle, body(), { identity: { human } });
+    return JSON.stringify([r.body, r.mediation, r.tools, [...r.schemas]]);
+  };
+
+  it('gives the same results as no memo, per identity, in any order', () => {
+    const cold = compileBundle({ policies: [{ name: 'p', generation: 1, spec }], memoSize: 0 });
+    const warm = compileBundle({ policies: [{ name: 'p', generation: 1, spec }] });
+    for (const human of ['contractor-1', 'alice', 'contractor-2', 'alice', 'contractor-1']) {
+      expect(run(warm, human)).toBe(run(cold, human));
+    }
+    expect(run(warm, 'alice')).not.toBe(run(warm, 'contractor-1'));
+  });
+
+  it('neither freezes nor keeps the caller’s objects', () => {
+    const bundle = compileBundle({ policies: [{ name: 'p', generation: 1, spec }] });
+    const input = body();
+    const result = openai(bundle, input, { identity: { human: 'alice' } });
+    const tools = input.tools as JsonObject[];
+    expect(Object.isFrozen(tools[0])).toBe(false);
+    expect(Object.isFrozen((tools[0] as JsonObject).function)).toBe(false);
+    expect((result.body.tools as JsonObject[]).some((t) => tools.includes(t))).toBe(false);
+    expect(Object.isFrozen(result.mediation)).toBe(true);
   });
 });

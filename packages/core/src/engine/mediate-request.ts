@@ -14,11 +14,11 @@ import { MediationMode as MediationModes } from '../resources/vocabulary.ts';
 import type { ResponseContext } from '../response/response-context.ts';
 import type { ActionIdentity } from './action.ts';
 import type { CompiledBundle, CompiledRule, RequestFacts } from './compile-bundle.ts';
+import type { KnownDeclaration, MediationMemo } from './mediation-memo.ts';
 import { isMetaTool } from './meta-tools.ts';
 import { assignProviderNames } from './provider-names.ts';
 import type { RequestTool, SurfaceAdapter } from './request-tool.ts';
 import { createResponseContext, type MediatedTool } from './response-decisions.ts';
-import type { SchemaHashCache } from './schema-hash-cache.ts';
 import { anthropicMessagesAdapter } from './surfaces/anthropic-messages.ts';
 import { openAIChatAdapter } from './surfaces/openai-chat.ts';
 import { appendDescription, mergeSchema, replacementParts } from './tool-schema.ts';
@@ -63,6 +63,8 @@ const MODE_RANK = new Map(MediationModes.options.map((mode, rank) => [mode, rank
 /** A tool while rules are applied to it. */
 interface Entry extends MediatedTool {
   kind: 'function' | 'provider';
+  /** JSON text of the current declaration: the memo key for rewrites of it. */
+  key: string;
   readonly originalHash: string;
 }
 
@@ -86,28 +88,98 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
     model: body.model,
     identity: input.identity ?? {},
   };
-  const cache = bundle.schemaHashes;
   const tools = [...adapter.readTools(body), ...hostedTools(adapter, input.hostedTools ?? [])];
-  const hashes = tools.map((tool, index) => originalHash(tool, index, kind, cache));
-  const fresh = () => tools.map((tool, i) => newEntry(tool, hashes[i] as string));
-
   const applicable = bundle.rules.filter((rule) => rule.appliesTo(facts));
+  const catalog = memoizedCatalog(bundle, input.surface, tools, applicable, kind);
+  const inTools = catalog.entries.filter((e) => e.inTools);
+  return {
+    body: catalog.changed ? writeRequest(body, catalog.entries, inTools, adapter) : body,
+    changed: catalog.changed,
+    model: body.model,
+    stream: body.stream === true,
+    ...(catalog.mediation ? { mediation: catalog.mediation } : {}),
+    tools: catalog.tools,
+    schemas: catalog.schemas,
+    policies: bundle.policies,
+    response: createResponseContext({
+      surface: input.surface,
+      tools: catalog.entries,
+      bundle,
+      facts,
+      fidelityOf: (tool) => catalog.fidelity.get(tool) ?? 'opaque',
+    }),
+  };
+}
+
+/**
+ * Everything mediation decides from the tool catalog alone: a pure function of the catalog and
+ * of which rules apply, so the bundle memoizes it (see {@link MediationMemo.catalog}).
+ */
+export interface CatalogOutcome {
+  readonly entries: ReadonlyArray<MediatedTool>;
+  readonly changed: boolean;
+  readonly mediation?: ToolMediationBlock;
+  readonly tools: ToolRecord[];
+  readonly schemas: ReadonlyMap<string, JsonObject>;
+  readonly fidelity: ReadonlyMap<MediatedTool, Fidelity>;
+}
+
+/**
+ * The catalog outcome from the bundle's memo, keyed by the catalog's exact JSON text and the
+ * rules that apply. A miss computes it on frozen copies of the declarations, so the memo never
+ * holds (or freezes) the caller's objects.
+ */
+function memoizedCatalog(
+  bundle: CompiledBundle,
+  surface: Surface,
+  tools: ReadonlyArray<RequestTool>,
+  applicable: ReadonlyArray<CompiledRule>,
+  kind: string,
+): CatalogOutcome {
+  if (!bundle.memo.enabled) return mediateCatalog(bundle, surface, tools, applicable, kind);
+  let catalogText: string;
+  try {
+    catalogText = JSON.stringify(tools.map((t) => t.raw));
+  } catch {
+    // Not JSON at all (a cycle): let the uncached path report it as a validation error.
+    return mediateCatalog(bundle, surface, tools, applicable, kind);
+  }
+  const variant = `${surface}|${tools.map((t) => t.origin).join(',')}|${applicable.map((r) => r.key).join('\u0001')}`;
+  return bundle.memo.catalog(catalogText, variant, () => {
+    const copies = JSON.parse(catalogText) as JsonObject[];
+    const owned = tools.map((tool, i) => ({ ...tool, raw: copies[i] as JsonObject }));
+    return mediateCatalog(bundle, surface, owned, applicable, kind);
+  });
+}
+
+function mediateCatalog(
+  bundle: CompiledBundle,
+  surface: Surface,
+  tools: ReadonlyArray<RequestTool>,
+  applicable: ReadonlyArray<CompiledRule>,
+  kind: string,
+): CatalogOutcome {
+  const adapter = ADAPTERS[surface];
+  const cache = bundle.memo;
+  const known = tools.map((tool, index) => identifyOriginal(tool, index, kind, cache));
+  const fresh = () => tools.map((tool, i) => newEntry(tool, known[i] as KnownDeclaration));
+  const rewrites: Rewriter = (entry, ruleKey, build) =>
+    setDeclaration(entry, cache.rewrite(`${surface}\u0000${ruleKey}`, entry.key, build));
+
   const enforced = applicable.filter((rule) => rule.mode !== 'observe');
   const entries = fresh();
-  const applied = runRules(entries, enforced, adapter, cache);
+  const applied = runRules(entries, enforced, adapter, rewrites);
   const observed = applicable.some((rule) => rule.mode === 'observe')
-    ? runRules(fresh(), applicable, adapter, cache).filter((r) => r.mode === 'observe')
+    ? runRules(fresh(), applicable, adapter, rewrites).filter((r) => r.mode === 'observe')
     : [];
-  finalizeProviderNames(entries, adapter, cache);
+  finalizeProviderNames(entries, adapter, rewrites);
 
-  const inTools = entries.filter((e) => e.inTools);
   const changed = entries.some((e) =>
     // A gateway-hosted tool changes the request by being offered at all.
     e.tool.origin === 'hosted' ? e.visible : !e.visible || e.hash !== e.originalHash,
   );
-  const output = changed ? writeRequest(body, entries, inTools, adapter) : body;
-  const profile = bundle.profileFor(input.surface);
-  const fidelity = (entry: Entry): Fidelity => fidelityOf(entry, profile);
+  const profile = bundle.profileFor(surface);
+  const fidelity = new Map<MediatedTool, Fidelity>(entries.map((e) => [e, fidelityOf(e, profile)]));
 
   const ruleRecords = (list: AppliedRuleWithMode[]) => list.map(({ mode: _m, ...r }) => r);
   let mediation: ToolMediationBlock | undefined;
@@ -130,46 +202,38 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
     if (e.visible) schemas.set(e.hash, e.decl);
   }
   return {
-    body: output,
+    entries,
     changed,
-    model: body.model,
-    stream: body.stream === true,
     ...(mediation ? { mediation } : {}),
-    tools: entries.map((e) => toolRecord(e, fidelity(e), bundle)),
+    tools: entries.map((e) => toolRecord(e, fidelity.get(e) as Fidelity, bundle)),
     schemas,
-    policies: bundle.policies,
-    response: createResponseContext({
-      surface: input.surface,
-      tools: entries,
-      bundle,
-      facts,
-      fidelityOf: (tool) => fidelity(tool as Entry),
-    }),
+    fidelity,
   };
 }
 
-function originalHash(
+function identifyOriginal(
   tool: RequestTool,
   index: number,
   kind: string,
-  cache: SchemaHashCache,
-): string {
-  const hash = cache.hashOf(tool.raw);
-  if (hash !== undefined) return hash;
+  cache: MediationMemo,
+): KnownDeclaration {
+  const known = cache.identify(tool.raw);
+  if (known !== undefined) return known;
   const field = tool.origin === 'tools' ? `tools[${index}]` : tool.origin;
   throw new ValidationError(kind, [
     { field, message: 'must be valid I-JSON (no lone surrogates or non-finite numbers)' },
   ]);
 }
 
-function newEntry(tool: RequestTool, hash: string): Entry {
+function newEntry(tool: RequestTool, known: KnownDeclaration): Entry {
   return {
     tool,
     kind: tool.kind,
     type: tool.type,
     decl: tool.raw,
-    hash,
-    originalHash: hash,
+    key: known.key,
+    hash: known.hash,
+    originalHash: known.hash,
     state: 'allowed',
     visible: true,
     inTools: tool.origin === 'tools' || tool.origin === 'hosted',
@@ -181,7 +245,7 @@ function hostedTools(
   adapter: SurfaceAdapter,
   declarations: ReadonlyArray<ToolDeclarationInput>,
 ): RequestTool[] {
-  return declarations.map((declaration) => {
+  return declarations.map((declaration, index) => {
     const parts = replacementParts(declaration);
     return {
       name: parts.name,
@@ -191,25 +255,29 @@ function hostedTools(
       executedBy: 'wardwright',
       raw: adapter.writeFunction(parts),
       origin: 'hosted',
+      index,
     };
   });
 }
 
 type AppliedRuleWithMode = AppliedRule & { mode: MediationMode };
 
+/** Applies a (memoized) rewrite to an entry; false when it changes nothing. */
+type Rewriter = (entry: Entry, ruleKey: string, build: () => JsonObject) => boolean;
+
 /** Applies rules in merged order; each sees the previous rules' result. */
 function runRules(
   entries: Entry[],
   rules: ReadonlyArray<CompiledRule>,
   adapter: SurfaceAdapter,
-  cache: SchemaHashCache,
+  rewrite: Rewriter,
 ): AppliedRuleWithMode[] {
   const applied: AppliedRuleWithMode[] = [];
   for (const compiled of rules) {
     const matched: string[] = [];
     for (const entry of entries) {
       if (!entry.visible || !compiled.matchesTool(entry.tool.name, entry.tool.declaredBy)) continue;
-      if (applyRule(entry, compiled, adapter, cache)) matched.push(entry.tool.name);
+      if (applyRule(entry, compiled, adapter, rewrite)) matched.push(entry.tool.name);
     }
     if (matched.length > 0) {
       const { rule } = compiled;
@@ -230,7 +298,7 @@ function applyRule(
   entry: Entry,
   compiled: CompiledRule,
   adapter: SurfaceAdapter,
-  cache: SchemaHashCache,
+  rewrite: Rewriter,
 ): boolean {
   const { rule } = compiled;
   switch (rule.action) {
@@ -240,20 +308,23 @@ function applyRule(
       return true;
     case 'augment': {
       if (entry.kind !== 'function') return false;
-      const parts = adapter.functionParts(entry.decl);
-      if (rule.description_append !== undefined) {
-        parts.description = appendDescription(parts.description, rule.description_append);
-      }
-      if (rule.parameters !== undefined) {
-        parts.parameters = mergeSchema(parts.parameters, rule.parameters);
-      }
-      if (!setDeclaration(entry, adapter.writeFunction(parts, entry.decl), cache)) return false;
+      const augmented = rewrite(entry, compiled.key, () => {
+        const parts = adapter.functionParts(entry.decl);
+        if (rule.description_append !== undefined) {
+          parts.description = appendDescription(parts.description, rule.description_append);
+        }
+        if (rule.parameters !== undefined) {
+          parts.parameters = mergeSchema(parts.parameters, rule.parameters);
+        }
+        return adapter.writeFunction(parts, entry.decl);
+      });
+      if (!augmented) return false;
       if (entry.state === 'allowed') entry.state = 'wrapped';
       return true;
     }
     case 'replace': {
       const parts = replacementParts(rule.tool);
-      if (!setDeclaration(entry, adapter.writeFunction(parts), cache)) return false;
+      if (!rewrite(entry, compiled.key, () => adapter.writeFunction(parts))) return false;
       entry.kind = 'function';
       entry.type = 'function';
       entry.inTools = true; // a replaced request-level tool moves into `tools`
@@ -263,12 +334,10 @@ function applyRule(
     }
     case 'rename': {
       if (entry.kind !== 'function' || entry.providerName === rule.alias) return false;
-      const parts = adapter.functionParts(entry.decl);
-      setDeclaration(
-        entry,
-        adapter.writeFunction({ ...parts, name: rule.alias }, entry.decl),
-        cache,
-      );
+      rewrite(entry, compiled.key, () => {
+        const parts = adapter.functionParts(entry.decl);
+        return adapter.writeFunction({ ...parts, name: rule.alias }, entry.decl);
+      });
       entry.providerName = rule.alias;
       if (entry.state === 'allowed') entry.state = 'wrapped';
       return true;
@@ -277,11 +346,11 @@ function applyRule(
 }
 
 /** Swaps in a new declaration; false when it is canonically the same as the current one. */
-function setDeclaration(entry: Entry, decl: JsonObject, cache: SchemaHashCache): boolean {
-  const hash = cache.hashOf(decl);
-  if (hash === undefined || hash === entry.hash) return false;
-  entry.decl = decl;
-  entry.hash = hash;
+function setDeclaration(entry: Entry, next: KnownDeclaration | undefined): boolean {
+  if (next === undefined || next.hash === entry.hash) return false;
+  entry.decl = next.decl;
+  entry.key = next.key;
+  entry.hash = next.hash;
   return true;
 }
 
@@ -291,11 +360,7 @@ function setDeclaration(entry: Entry, decl: JsonObject, cache: SchemaHashCache):
  * Deduplicating first means two copies of one illegal name collapse instead of getting two
  * aliases.
  */
-function finalizeProviderNames(
-  entries: Entry[],
-  adapter: SurfaceAdapter,
-  cache: SchemaHashCache,
-): void {
+function finalizeProviderNames(entries: Entry[], adapter: SurfaceAdapter, rewrite: Rewriter): void {
   const winners = new Map<string, Entry>();
   for (const entry of entries) {
     if (!entry.visible || !entry.inTools) continue;
@@ -311,16 +376,18 @@ function finalizeProviderNames(
   survivors.forEach((entry, i) => {
     const alias = names[i] as string;
     if (alias === entry.providerName || entry.kind !== 'function') return;
-    const parts = adapter.functionParts(entry.decl);
-    setDeclaration(entry, adapter.writeFunction({ ...parts, name: alias }, entry.decl), cache);
+    rewrite(entry, `alias\u0000${alias}`, () => {
+      const parts = adapter.functionParts(entry.decl);
+      return adapter.writeFunction({ ...parts, name: alias }, entry.decl);
+    });
     entry.providerName = alias;
   });
 }
 
 function writeRequest(
   body: JsonObject,
-  entries: Entry[],
-  inTools: Entry[],
+  entries: ReadonlyArray<MediatedTool>,
+  inTools: ReadonlyArray<MediatedTool>,
   adapter: SurfaceAdapter,
 ): JsonObject {
   const visible = inTools.filter((e) => e.visible);

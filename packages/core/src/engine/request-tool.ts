@@ -20,6 +20,8 @@ export interface RequestTool {
    * `web_search_options` or Anthropic's `mcp_servers[]`, or a gateway-hosted tool.
    */
   readonly origin: 'tools' | 'web_search_options' | 'mcp_servers' | 'hosted';
+  /** Position within its origin (`tools[index]`, `mcp_servers[index]`, hosted tool index). */
+  readonly index: number;
 }
 
 /** The parts of a function tool that rules edit. */

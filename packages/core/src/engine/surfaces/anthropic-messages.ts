@@ -43,6 +43,7 @@ export const anthropicMessagesAdapter: SurfaceAdapter = {
           executedBy: 'agent',
           raw,
           origin: 'tools',
+          index,
         });
       } else if (typeof type !== 'string') {
         problems.add(`tools[${index}].type`, 'must be a string');
@@ -58,6 +59,7 @@ export const anthropicMessagesAdapter: SurfaceAdapter = {
           ...(native?.capability ? { capability: native.capability } : {}),
           raw,
           origin: 'tools',
+          index,
         });
       }
     }
@@ -81,6 +83,7 @@ export const anthropicMessagesAdapter: SurfaceAdapter = {
               capability: 'wardwright.mcp_tool.v1',
               raw: server,
               origin: 'mcp_servers',
+              index,
             });
         }
     }
@@ -124,10 +127,10 @@ export const anthropicMessagesAdapter: SurfaceAdapter = {
     else delete out.tools;
     out = withKey(out, 'tool_choice', edit.declarations.length > 0 ? edit.toolChoice : undefined);
     const hiddenServers = new Set(
-      edit.hiddenRequestLevel.filter((t) => t.origin === 'mcp_servers').map((t) => t.raw),
+      edit.hiddenRequestLevel.filter((t) => t.origin === 'mcp_servers').map((t) => t.index),
     );
     if (hiddenServers.size > 0 && Array.isArray(body.mcp_servers)) {
-      const kept = body.mcp_servers.filter((s) => !hiddenServers.has(s as JsonObject));
+      const kept = body.mcp_servers.filter((_, index) => !hiddenServers.has(index));
       out = withKey(out, 'mcp_servers', kept.length > 0 ? kept : undefined);
     }
     if (edit.renames.size > 0 && Array.isArray(body.messages)) {

@@ -16,14 +16,16 @@ export const openAIChatAdapter: SurfaceAdapter = {
         if (!isJsonObject(fn)) problems.add(`tools[${index}].function`, 'is required');
         else {
           const name = nonEmptyString(fn.name, `tools[${index}].function.name`, problems);
-          if (name) tools.push(functionTool(name, raw));
+          if (name) tools.push(functionTool(name, raw, index));
         }
       } else if (type === 'custom') {
         const custom = raw.custom;
         if (!isJsonObject(custom)) problems.add(`tools[${index}].custom`, 'is required');
         else {
           const name = nonEmptyString(custom.name, `tools[${index}].custom.name`, problems);
-          if (name) tools.push({ ...functionTool(name, raw), type: 'custom', kind: 'provider' });
+          if (name) {
+            tools.push({ ...functionTool(name, raw, index), type: 'custom', kind: 'provider' });
+          }
         }
       } else {
         problems.add(`tools[${index}].type`, 'must be "function" or "custom"');
@@ -42,6 +44,7 @@ export const openAIChatAdapter: SurfaceAdapter = {
           capability: 'wardwright.web_search.v1',
           raw: webSearch,
           origin: 'web_search_options',
+          index: 0,
         });
     }
     problems.throwIfAny();
@@ -119,7 +122,7 @@ export const openAIChatAdapter: SurfaceAdapter = {
   },
 };
 
-function functionTool(name: string, raw: JsonObject): RequestTool {
+function functionTool(name: string, raw: JsonObject, index: number): RequestTool {
   return {
     name,
     type: 'function',
@@ -128,6 +131,7 @@ function functionTool(name: string, raw: JsonObject): RequestTool {
     executedBy: 'agent',
     raw,
     origin: 'tools',
+    index,
   };
 }
 
