@@ -429,6 +429,17 @@ describe('observe mode', () => {
     );
   });
 
+  it('records nothing when observed rules cancel out (rename, then rename back)', () => {
+    const bundle = bundleOf({
+      mode: 'observe',
+      rules: [
+        { id: 'away', action: 'rename', match: { name: 'search' }, alias: 'find' },
+        { id: 'back', action: 'rename', match: { name: 'search' }, alias: 'search' },
+      ],
+    });
+    expect(openai(bundle, openAIRequest([openAITool('search')])).mediation).toBeUndefined();
+  });
+
   it('records nothing when the observed rules would change nothing', () => {
     const bundle = bundleOf({
       mode: 'observe',

@@ -169,10 +169,10 @@ function mediateCatalog(
   const enforced = applicable.filter((rule) => rule.mode !== 'observe');
   const entries = fresh();
   const applied = runRules(entries, enforced, adapter, rewrites);
-  const observed = applicable.some((rule) => rule.mode === 'observe')
-    ? runRules(fresh(), applicable, adapter, rewrites).filter((r) => r.mode === 'observe')
-    : [];
   finalizeProviderNames(entries, adapter, rewrites);
+  const observed = applicable.some((rule) => rule.mode === 'observe')
+    ? observeRules(fresh(), entries, applicable, adapter, rewrites)
+    : [];
 
   const changed = entries.some((e) =>
     // A gateway-hosted tool changes the request by being offered at all.
@@ -264,6 +264,29 @@ type AppliedRuleWithMode = AppliedRule & { mode: MediationMode };
 
 /** Applies a (memoized) rewrite to an entry; false when it changes nothing. */
 type Rewriter = (entry: Entry, ruleKey: string, build: () => JsonObject) => boolean;
+
+/**
+ * What observe-mode rules would have done: all applicable rules are run as if enforced on a
+ * shadow copy; the observe rules among them are reported only if the shadow outcome differs
+ * from the real one (rules whose net effect is nothing are not worth an annotation).
+ */
+function observeRules(
+  shadow: Entry[],
+  actual: ReadonlyArray<Entry>,
+  applicable: ReadonlyArray<CompiledRule>,
+  adapter: SurfaceAdapter,
+  rewrite: Rewriter,
+): AppliedRuleWithMode[] {
+  const wouldApply = runRules(shadow, applicable, adapter, rewrite);
+  finalizeProviderNames(shadow, adapter, rewrite);
+  const differs = shadow.some((e, i) => {
+    const real = actual[i] as Entry;
+    return (
+      e.visible !== real.visible || e.hash !== real.hash || e.providerName !== real.providerName
+    );
+  });
+  return differs ? wouldApply.filter((r) => r.mode === 'observe') : [];
+}
 
 /** Applies rules in merged order; each sees the previous rules' result. */
 function runRules(

@@ -1,61 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HostedToolEvidence, ToolCallEvidence } from '../receipt/receipt-schema.ts';
 import { classifyAnthropicBlock, enforceAnthropicResponse } from './anthropic-response.ts';
-import type { HostedEventInput, ResponseContext } from './response-context.ts';
-
-// --- fake ResponseContext: provider→agent renames, blocked agent names, blocked hosted names ---
-function fakeHex(text: string): string {
-  let out = '';
-  for (let seed = 0; seed < 8; seed++) {
-    let h = 0x811c9dc5 ^ seed;
-    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-    out += (h >>> 0).toString(16).padStart(8, '0');
-  }
-  return out;
-}
-
-function fakeContext(
-  options: { rename?: Record<string, string>; blocked?: string[]; blockedHosted?: string[] } = {},
-) {
-  const calls: Array<{ id: string; providerName: string; rawArguments: unknown }> = [];
-  const hostedEvents: HostedEventInput[] = [];
-  const blocked = new Set(options.blocked ?? []);
-  const blockedHosted = new Set(options.blockedHosted ?? []);
-  const ctx: ResponseContext = {
-    surface: 'anthropic-messages',
-    decideCall(id, providerName, rawArguments) {
-      calls.push({ id, providerName, rawArguments });
-      const name = options.rename?.[providerName] ?? providerName;
-      const args = typeof rawArguments === 'string' ? rawArguments : JSON.stringify(rawArguments);
-      const isBlocked = blocked.has(name);
-      return {
-        id,
-        name,
-        ...(name === providerName ? {} : { provider_name: providerName }),
-        arguments_hash: `sha256:${fakeHex(args)}`,
-        action_id: `act_${fakeHex(`${name}\0${args}`).slice(0, 16)}`,
-        policy_state: isBlocked ? 'blocked' : 'allowed',
-        ...(isBlocked ? { reason: 'hidden' } : {}),
-      };
-    },
-    describeHostedEvent(event) {
-      hostedEvents.push(event);
-      const name = event.name ?? event.providerType;
-      return {
-        ...(event.id === undefined ? {} : { id: event.id }),
-        capability: 'wardwright.web_search.v1',
-        provider_type: event.name ? `${event.providerType}:${event.name}` : event.providerType,
-        name,
-        fidelity: 'provider_attested',
-        policy_state: blockedHosted.has(name) ? 'blocked' : 'allowed',
-        ...(event.sources === undefined ? {} : { sources: event.sources }),
-        ...(event.error === undefined ? {} : { error: event.error }),
-      };
-    },
-  };
-  return { ctx, calls, hostedEvents };
-}
-// ---------------------------------------------------------------------------------------------
+import { fakeContext } from './fake-response-context.ts';
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null) {
@@ -173,7 +119,7 @@ describe('enforceAnthropicResponse', () => {
       stop: 'end_turn',
     },
   ])('$name', ({ content, expected, stop }) => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('anthropic-messages', CONTEXT);
     const { body, evidence } = enforceAnthropicResponse(message(content), ctx);
     expect(contentOf(body)).toEqual(expected);
     expect((body as Body).stop_reason).toBe(stop);
@@ -183,7 +129,7 @@ describe('enforceAnthropicResponse', () => {
   });
 
   it('passes id, provider name and the input object to decideCall', () => {
-    const { ctx, calls } = fakeContext(CONTEXT);
+    const { ctx, calls } = fakeContext('anthropic-messages', CONTEXT);
     enforceAnthropicResponse(message([toolUse('toolu_9', 'mcp__fs__read', { path: '/x' })]), ctx);
     expect(calls).toEqual([
       { id: 'toolu_9', providerName: 'mcp__fs__read', rawArguments: { path: '/x' } },
@@ -191,7 +137,7 @@ describe('enforceAnthropicResponse', () => {
   });
 
   it('records hosted web_search blocks and keeps them, text citations untouched', () => {
-    const { ctx, hostedEvents } = fakeContext(CONTEXT);
+    const { ctx, hostedEvents } = fakeContext('anthropic-messages', CONTEXT);
     const input = message([webSearchUse, webSearchResult, citedText], 'end_turn');
     const { body, evidence } = enforceAnthropicResponse(input, ctx);
     expect(body).toBe(input);
@@ -214,7 +160,9 @@ describe('enforceAnthropicResponse', () => {
   });
 
   it('strips a blocked hosted call together with its result', () => {
-    const { ctx, hostedEvents } = fakeContext({ blockedHosted: ['web_fetch'] });
+    const { ctx, hostedEvents } = fakeContext('anthropic-messages', {
+      blockedHosted: ['web_fetch'],
+    });
     const input = message(
       [webSearchUse, webSearchResult, webFetchUse, webFetchResult, citedText],
       'end_turn',
@@ -235,7 +183,9 @@ describe('enforceAnthropicResponse', () => {
   });
 
   it('strips a blocked result alone', () => {
-    const { ctx } = fakeContext({ blockedHosted: ['code_execution_tool_result'] });
+    const { ctx } = fakeContext('anthropic-messages', {
+      blockedHosted: ['code_execution_tool_result'],
+    });
     const use = {
       type: 'server_tool_use',
       id: 'srvtoolu_c',
@@ -279,7 +229,7 @@ describe('enforceAnthropicResponse', () => {
       'file_not_found',
     ],
   ])('reports the error code of a %s error', (type, content, error) => {
-    const { ctx, hostedEvents } = fakeContext();
+    const { ctx, hostedEvents } = fakeContext('anthropic-messages');
     enforceAnthropicResponse(
       message([{ type, tool_use_id: 'srvtoolu_e', content }], 'end_turn'),
       ctx,
@@ -288,7 +238,9 @@ describe('enforceAnthropicResponse', () => {
   });
 
   it('describes MCP connector blocks and strips a blocked one with its result', () => {
-    const { ctx, hostedEvents } = fakeContext({ blockedHosted: ['github/delete_repo'] });
+    const { ctx, hostedEvents } = fakeContext('anthropic-messages', {
+      blockedHosted: ['github/delete_repo'],
+    });
     const use = {
       type: 'mcp_tool_use',
       id: 'mcptoolu_1',
@@ -319,7 +271,7 @@ describe('enforceAnthropicResponse', () => {
   });
 
   it('passes thinking and unknown blocks untouched', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('anthropic-messages', CONTEXT);
     const thinking = { type: 'thinking', thinking: 'hmm', signature: 'sig' };
     const redacted = { type: 'redacted_thinking', data: 'xyz' };
     const input = message([thinking, redacted, toolUse('t', 'delete_repo', {})]);
@@ -329,7 +281,7 @@ describe('enforceAnthropicResponse', () => {
   });
 
   it('never mutates its input', () => {
-    const { ctx } = fakeContext({ ...CONTEXT, blockedHosted: ['web_fetch'] });
+    const { ctx } = fakeContext('anthropic-messages', { ...CONTEXT, blockedHosted: ['web_fetch'] });
     const input = message([
       text('x'),
       webFetchUse,
@@ -345,7 +297,7 @@ describe('enforceAnthropicResponse', () => {
   });
 
   it('returns the same body when nothing changes', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('anthropic-messages', CONTEXT);
     const input = message([text('x'), toolUse('a', 'get_time', {})]);
     expect(enforceAnthropicResponse(input, ctx).body).toBe(input);
   });
@@ -361,7 +313,7 @@ describe('enforceAnthropicResponse', () => {
     ['content not an array', { content: 'x' }],
     ['odd blocks', { content: [null, 1, 'x', { type: 5 }, { noType: true }] }],
   ])('does not throw on %s', (_name, input) => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('anthropic-messages', CONTEXT);
     const result = enforceAnthropicResponse(input, ctx);
     expect(result.body).toBe(input);
     expect(result.evidence).toEqual({ tool_calls: [], hosted_tool_events: [] });

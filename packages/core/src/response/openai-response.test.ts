@@ -1,61 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { HostedToolEvidence, ToolCallEvidence } from '../receipt/receipt-schema.ts';
+import { fakeContext } from './fake-response-context.ts';
 import { decideOpenAIToolCall, enforceOpenAIResponse } from './openai-response.ts';
-import type { HostedEventInput, ResponseContext } from './response-context.ts';
-
-// --- fake ResponseContext: provider→agent renames, blocked agent names, blocked hosted names ---
-function fakeHex(text: string): string {
-  let out = '';
-  for (let seed = 0; seed < 8; seed++) {
-    let h = 0x811c9dc5 ^ seed;
-    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-    out += (h >>> 0).toString(16).padStart(8, '0');
-  }
-  return out;
-}
-
-function fakeContext(
-  options: { rename?: Record<string, string>; blocked?: string[]; blockedHosted?: string[] } = {},
-) {
-  const calls: Array<{ id: string; providerName: string; rawArguments: unknown }> = [];
-  const hostedEvents: HostedEventInput[] = [];
-  const blocked = new Set(options.blocked ?? []);
-  const blockedHosted = new Set(options.blockedHosted ?? []);
-  const ctx: ResponseContext = {
-    surface: 'openai-chat',
-    decideCall(id, providerName, rawArguments) {
-      calls.push({ id, providerName, rawArguments });
-      const name = options.rename?.[providerName] ?? providerName;
-      const args = typeof rawArguments === 'string' ? rawArguments : JSON.stringify(rawArguments);
-      const isBlocked = blocked.has(name);
-      return {
-        id,
-        name,
-        ...(name === providerName ? {} : { provider_name: providerName }),
-        arguments_hash: `sha256:${fakeHex(args)}`,
-        action_id: `act_${fakeHex(`${name}\0${args}`).slice(0, 16)}`,
-        policy_state: isBlocked ? 'blocked' : 'allowed',
-        ...(isBlocked ? { reason: 'hidden' } : {}),
-      };
-    },
-    describeHostedEvent(event) {
-      hostedEvents.push(event);
-      const name = event.name ?? event.providerType;
-      return {
-        ...(event.id === undefined ? {} : { id: event.id }),
-        capability: 'wardwright.web_search.v1',
-        provider_type: event.name ? `${event.providerType}:${event.name}` : event.providerType,
-        name,
-        fidelity: 'provider_attested',
-        policy_state: blockedHosted.has(name) ? 'blocked' : 'allowed',
-        ...(event.sources === undefined ? {} : { sources: event.sources }),
-        ...(event.error === undefined ? {} : { error: event.error }),
-      };
-    },
-  };
-  return { ctx, calls, hostedEvents };
-}
-// ---------------------------------------------------------------------------------------------
 
 function call(id: string, name: string, args: string) {
   return { id, type: 'function', function: { name, arguments: args } };
@@ -128,7 +74,7 @@ describe('enforceOpenAIResponse', () => {
       finish: 'stop',
     },
   ])('$name', ({ calls, expectedCalls, finish }) => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const { body, evidence } = enforceOpenAIResponse(
       completion({ content: null, tool_calls: calls }),
       ctx,
@@ -141,7 +87,7 @@ describe('enforceOpenAIResponse', () => {
   });
 
   it('sets content to "" when a choice loses all its calls, and drops tool_calls', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const { body } = enforceOpenAIResponse(
       completion({ content: null, tool_calls: [call('c', 'delete_repo', '{}')] }),
       ctx,
@@ -156,7 +102,7 @@ describe('enforceOpenAIResponse', () => {
   });
 
   it('keeps text content when all calls are blocked', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const { body } = enforceOpenAIResponse(
       completion({ content: 'Sure.', tool_calls: [call('c', 'delete_repo', '{}')] }),
       ctx,
@@ -165,7 +111,7 @@ describe('enforceOpenAIResponse', () => {
   });
 
   it('passes the raw argument string, provider name and id to decideCall', () => {
-    const { ctx, calls } = fakeContext(CONTEXT);
+    const { ctx, calls } = fakeContext('openai-chat', CONTEXT);
     enforceOpenAIResponse(
       completion({ tool_calls: [call('call_9', 'mcp__weather__get', '{"x": 1}')] }),
       ctx,
@@ -176,7 +122,10 @@ describe('enforceOpenAIResponse', () => {
   });
 
   it('handles custom tool calls', () => {
-    const { ctx, calls } = fakeContext({ rename: { p_grammar: 'grammar' }, blocked: ['shell'] });
+    const { ctx, calls } = fakeContext('openai-chat', {
+      rename: { p_grammar: 'grammar' },
+      blocked: ['shell'],
+    });
     const input = completion({
       content: null,
       tool_calls: [
@@ -200,7 +149,7 @@ describe('enforceOpenAIResponse', () => {
     ],
     ['blocked', 'delete_repo', undefined, 'stop'],
   ])('handles a legacy function_call (%s)', (_label, name, expected, finish) => {
-    const { ctx, calls } = fakeContext(CONTEXT);
+    const { ctx, calls } = fakeContext('openai-chat', CONTEXT);
     const { body, evidence } = enforceOpenAIResponse(
       completion({ content: null, function_call: { name, arguments: '{}' } }, 'function_call'),
       ctx,
@@ -212,7 +161,7 @@ describe('enforceOpenAIResponse', () => {
   });
 
   it('records url_citation annotations as one hosted web_search event per choice', () => {
-    const { ctx, hostedEvents } = fakeContext();
+    const { ctx, hostedEvents } = fakeContext('openai-chat');
     const annotations = [
       {
         type: 'url_citation',
@@ -242,7 +191,7 @@ describe('enforceOpenAIResponse', () => {
   });
 
   it('strips url_citation annotations when web_search is blocked', () => {
-    const { ctx } = fakeContext({ blockedHosted: ['web_search'] });
+    const { ctx } = fakeContext('openai-chat', { blockedHosted: ['web_search'] });
     const other = { type: 'file_citation', file_citation: { file_id: 'f' } };
     const input = completion(
       {
@@ -255,7 +204,7 @@ describe('enforceOpenAIResponse', () => {
   });
 
   it('enforces every choice of an n>1 response', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const input = completion({ content: null, tool_calls: [call('a', 'delete_repo', '{}')] });
     input.choices.push({
       index: 1,
@@ -280,7 +229,7 @@ describe('enforceOpenAIResponse', () => {
   });
 
   it('never mutates its input and shares unchanged parts', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const input = completion({
       content: null,
       tool_calls: [call('a', 'delete_repo', '{}'), call('b', 'mcp__weather__get', '{}')],
@@ -300,7 +249,7 @@ describe('enforceOpenAIResponse', () => {
   });
 
   it('returns the same body when nothing changes', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const input = completion({ content: null, tool_calls: [call('a', 'get_time', '{}')] });
     expect(enforceOpenAIResponse(input, ctx).body).toBe(input);
   });
@@ -325,7 +274,7 @@ describe('enforceOpenAIResponse', () => {
     ],
     ['annotations not an array', { choices: [{ message: { annotations: {} } }] }],
   ])('does not throw on %s', (_name, input) => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const result = enforceOpenAIResponse(input, ctx);
     expect(result.body).toBe(input);
     expect(result.evidence).toEqual({ tool_calls: [], hosted_tool_events: [] });
@@ -334,7 +283,7 @@ describe('enforceOpenAIResponse', () => {
 
 describe('decideOpenAIToolCall', () => {
   it('returns undefined for a call without a name', () => {
-    const { ctx, calls } = fakeContext();
+    const { ctx, calls } = fakeContext('openai-chat');
     expect(decideOpenAIToolCall({ id: 'x', type: 'function', function: {} }, ctx)).toBeUndefined();
     expect(calls).toEqual([]);
   });

@@ -1,63 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { enforceAnthropicResponse } from '../response/anthropic-response.ts';
-import type { HostedEventInput, ResponseContext } from '../response/response-context.ts';
+import { fakeContext } from '../response/fake-response-context.ts';
+import type { ResponseContext } from '../response/response-context.ts';
 import { createAnthropicStreamMediator } from './anthropic-stream.ts';
 import { createSseParser } from './sse.ts';
-
-// --- fake ResponseContext: provider→agent renames, blocked agent names, blocked hosted names ---
-function fakeHex(text: string): string {
-  let out = '';
-  for (let seed = 0; seed < 8; seed++) {
-    let h = 0x811c9dc5 ^ seed;
-    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-    out += (h >>> 0).toString(16).padStart(8, '0');
-  }
-  return out;
-}
-
-function fakeContext(
-  options: { rename?: Record<string, string>; blocked?: string[]; blockedHosted?: string[] } = {},
-) {
-  const calls: Array<{ id: string; providerName: string; rawArguments: unknown }> = [];
-  const hostedEvents: HostedEventInput[] = [];
-  const blocked = new Set(options.blocked ?? []);
-  const blockedHosted = new Set(options.blockedHosted ?? []);
-  const ctx: ResponseContext = {
-    surface: 'anthropic-messages',
-    decideCall(id, providerName, rawArguments) {
-      calls.push({ id, providerName, rawArguments });
-      const name = options.rename?.[providerName] ?? providerName;
-      const args = typeof rawArguments === 'string' ? rawArguments : JSON.stringify(rawArguments);
-      const isBlocked = blocked.has(name);
-      return {
-        id,
-        name,
-        ...(name === providerName ? {} : { provider_name: providerName }),
-        arguments_hash: `sha256:${fakeHex(args)}`,
-        action_id: `act_${fakeHex(`${name}\0${args}`).slice(0, 16)}`,
-        policy_state: isBlocked ? 'blocked' : 'allowed',
-        ...(isBlocked ? { reason: 'hidden' } : {}),
-      };
-    },
-    describeHostedEvent(event) {
-      hostedEvents.push(event);
-      const name = event.name ?? event.providerType;
-      return {
-        ...(event.id === undefined ? {} : { id: event.id }),
-        capability: 'wardwright.web_search.v1',
-        provider_type: event.name ? `${event.providerType}:${event.name}` : event.providerType,
-        name,
-        fidelity: 'provider_attested',
-        policy_state: blockedHosted.has(name) ? 'blocked' : 'allowed',
-        ...(event.sources === undefined ? {} : { sources: event.sources }),
-        ...(event.error === undefined ? {} : { error: event.error }),
-      };
-    },
-  };
-  return { ctx, calls, hostedEvents };
-}
-// ---------------------------------------------------------------------------------------------
 
 // --- fixtures shaped like real Messages streams ---
 type Json = Record<string, unknown>;
@@ -326,7 +273,7 @@ function randomPieces(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
 
 describe('createAnthropicStreamMediator', () => {
   it('streams text through at once and holds a tool_use block until its stop', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('anthropic-messages', CONTEXT);
     const events = eventsOf(MIXED);
     const { outputs } = feedAll(ctx, events);
     expect(outputs[0]).toBe(events[0]); // message_start
@@ -358,14 +305,14 @@ describe('createAnthropicStreamMediator', () => {
 
   it('never leaks any fragment of a blocked tool_use, at any point', () => {
     for (const stream of [MIXED, ONLY_BLOCKED]) {
-      const { ctx } = fakeContext(CONTEXT);
+      const { ctx } = fakeContext('anthropic-messages', CONTEXT);
       const { outputs } = feedAll(ctx, eventsOf(stream));
       for (const output of outputs) for (const leak of LEAKS) expect(output).not.toContain(leak);
     }
   });
 
   it('renumbers block indices contiguously in emission order', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('anthropic-messages', CONTEXT);
     const starts = parsedEvents(feedAll(ctx, [MIXED]).output).filter(
       (e) => e.type === 'content_block_start',
     );
@@ -377,7 +324,7 @@ describe('createAnthropicStreamMediator', () => {
   });
 
   it('rewrites stop_reason to end_turn when every tool_use is blocked', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('anthropic-messages', CONTEXT);
     const { output, evidence } = feedAll(ctx, [ONLY_BLOCKED]);
     expect(accumulate(output)).toMatchObject({ content: [], stop_reason: 'end_turn' });
     expect(evidence.finish_reason).toBe('tool_use->end_turn');
@@ -385,7 +332,7 @@ describe('createAnthropicStreamMediator', () => {
   });
 
   it('records evidence for every call, decided on the parsed complete input', () => {
-    const { ctx, calls } = fakeContext(CONTEXT);
+    const { ctx, calls } = fakeContext('anthropic-messages', CONTEXT);
     const { evidence } = feedAll(ctx, [MIXED]);
     expect(calls).toEqual([
       {
@@ -408,7 +355,7 @@ describe('createAnthropicStreamMediator', () => {
     expect(evidence.finish_reason).toBeUndefined();
   });
 
-  type Options = Parameters<typeof fakeContext>[0];
+  type Options = Parameters<typeof fakeContext>[1];
   it.each<[string, string, unknown, Options[]]>([
     [
       'tool calls',
@@ -426,15 +373,22 @@ describe('createAnthropicStreamMediator', () => {
     'reassembles (%s) to what enforceAnthropicResponse makes of the equivalent body',
     (_name, stream, body, contexts) => {
       for (const options of contexts) {
-        const streamed = accumulate(feedAll(fakeContext(options).ctx, [stream]).output);
-        const enforced = enforceAnthropicResponse(body, fakeContext(options).ctx).body;
+        const streamed = accumulate(
+          feedAll(fakeContext('anthropic-messages', options).ctx, [stream]).output,
+        );
+        const enforced = enforceAnthropicResponse(
+          body,
+          fakeContext('anthropic-messages', options).ctx,
+        ).body;
         expect(streamed).toEqual(enforced);
       }
     },
   );
 
   it('reports hosted blocks and strips a blocked one with its result', () => {
-    const { ctx, hostedEvents } = fakeContext({ blockedHosted: ['web_fetch'] });
+    const { ctx, hostedEvents } = fakeContext('anthropic-messages', {
+      blockedHosted: ['web_fetch'],
+    });
     const { output, outputs, evidence } = feedAll(ctx, eventsOf(HOSTED));
     for (const piece of outputs) expect(piece).not.toContain('evil-zq');
     expect(output).toContain('https://meteo.example/paris');
@@ -475,7 +429,7 @@ describe('createAnthropicStreamMediator', () => {
   });
 
   it('passes the cited text block through at once', () => {
-    const { ctx } = fakeContext();
+    const { ctx } = fakeContext('anthropic-messages');
     const events = eventsOf(HOSTED);
     const { outputs } = feedAll(ctx, events);
     const textDelta = events.findIndex((e) => e.includes('It is sunny.'));
@@ -485,7 +439,9 @@ describe('createAnthropicStreamMediator', () => {
   it('yields the same output and evidence for any split of the input bytes', () => {
     const fixtures = [MIXED, ONLY_BLOCKED, HOSTED].map((s) => new TextEncoder().encode(s));
     const options = { ...CONTEXT, blockedHosted: ['web_fetch'] };
-    const whole = fixtures.map((bytes) => feedAll(fakeContext(options).ctx, [bytes]));
+    const whole = fixtures.map((bytes) =>
+      feedAll(fakeContext('anthropic-messages', options).ctx, [bytes]),
+    );
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: fixtures.length - 1 }),
@@ -496,7 +452,7 @@ describe('createAnthropicStreamMediator', () => {
             bytes,
             cuts.map((c) => c % (bytes.length + 1)),
           );
-          const result = feedAll(fakeContext(options).ctx, pieces);
+          const result = feedAll(fakeContext('anthropic-messages', options).ctx, pieces);
           expect(result.output).toBe(whole[which]?.output);
           expect(result.evidence).toEqual(whole[which]?.evidence);
           for (const leak of [...LEAKS, 'evil-zq']) expect(result.output).not.toContain(leak);
@@ -507,7 +463,7 @@ describe('createAnthropicStreamMediator', () => {
   });
 
   it('treats an empty input as {} and still emits one input_json_delta', () => {
-    const { ctx, calls } = fakeContext();
+    const { ctx, calls } = fakeContext('anthropic-messages');
     const stream = [
       messageStart,
       toolBlock(0, 'toolu_e', 'list_files', []),
@@ -523,7 +479,7 @@ describe('createAnthropicStreamMediator', () => {
   });
 
   it('settles blocks still open when the message ends, and drops their late deltas', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('anthropic-messages', CONTEXT);
     const open = event('content_block_start', {
       index: 0,
       content_block: { type: 'tool_use', id: BLOCKED.id, name: BLOCKED.name, input: {} },
@@ -539,7 +495,7 @@ describe('createAnthropicStreamMediator', () => {
   });
 
   it('passes errors, comments, malformed JSON and unknown events through in order', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('anthropic-messages', CONTEXT);
     const stream = [
       messageStart,
       ': keep-alive\n\n',
@@ -551,7 +507,7 @@ describe('createAnthropicStreamMediator', () => {
   });
 
   it('passes unknown held block types through re-indexed', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('anthropic-messages', CONTEXT);
     const redacted = wholeBlock(1, { type: 'redacted_thinking', data: 'EmwKAhgBEgy3va3pzix' });
     const stream = [
       messageStart,
@@ -564,7 +520,7 @@ describe('createAnthropicStreamMediator', () => {
   });
 
   it('drops block events without a numeric index', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('anthropic-messages', CONTEXT);
     const odd = event('content_block_start', {
       content_block: { type: 'tool_use', id: BLOCKED.id, name: BLOCKED.name, input: {} },
     });

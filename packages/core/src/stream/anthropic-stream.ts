@@ -10,7 +10,7 @@ import {
 } from '../response/anthropic-response.ts';
 import type { ResponseContext } from '../response/response-context.ts';
 import {
-  createSseParser,
+  driveStreamMediator,
   type SseEvent,
   type StreamMediator,
   serializeJsonSse,
@@ -52,7 +52,6 @@ interface HeldBlock {
  * types) passes through unchanged and in order.
  */
 export function createAnthropicStreamMediator(ctx: ResponseContext): StreamMediator {
-  const parser = createSseParser();
   const evidence: ResponseEvidence = { tool_calls: [], hosted_tool_events: [] };
   /** Upstream index → emitted index, for blocks that stream through. */
   const passing = new Map<number, number>();
@@ -208,30 +207,7 @@ export function createAnthropicStreamMediator(ctx: ResponseContext): StreamMedia
     out.push(serializeSse(event));
   }
 
-  function run(events: SseEvent[]): string[] {
-    const out: string[] = [];
-    for (const event of events) handleEvent(event, out);
-    return out;
-  }
-
-  return {
-    push(chunk) {
-      return run(parser.push(chunk)).join('');
-    },
-    end() {
-      const out = run(parser.end());
-      settleAll(out);
-      return out.join('');
-    },
-    evidence() {
-      const copy: ResponseEvidence = {
-        tool_calls: [...evidence.tool_calls],
-        hosted_tool_events: [...evidence.hosted_tool_events],
-      };
-      if (evidence.finish_reason !== undefined) copy.finish_reason = evidence.finish_reason;
-      return copy;
-    },
-  };
+  return driveStreamMediator(evidence, handleEvent, settleAll);
 }
 
 /** The complete tool input from the joined `partial_json` text: `''` → `{}`; invalid → the text. */

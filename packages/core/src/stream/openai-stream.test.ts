@@ -1,63 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { fakeContext } from '../response/fake-response-context.ts';
 import { enforceOpenAIResponse } from '../response/openai-response.ts';
-import type { HostedEventInput, ResponseContext } from '../response/response-context.ts';
+import type { ResponseContext } from '../response/response-context.ts';
 import { createOpenAIStreamMediator } from './openai-stream.ts';
 import { createSseParser } from './sse.ts';
-
-// --- fake ResponseContext: provider→agent renames, blocked agent names, blocked hosted names ---
-function fakeHex(text: string): string {
-  let out = '';
-  for (let seed = 0; seed < 8; seed++) {
-    let h = 0x811c9dc5 ^ seed;
-    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-    out += (h >>> 0).toString(16).padStart(8, '0');
-  }
-  return out;
-}
-
-function fakeContext(
-  options: { rename?: Record<string, string>; blocked?: string[]; blockedHosted?: string[] } = {},
-) {
-  const calls: Array<{ id: string; providerName: string; rawArguments: unknown }> = [];
-  const hostedEvents: HostedEventInput[] = [];
-  const blocked = new Set(options.blocked ?? []);
-  const blockedHosted = new Set(options.blockedHosted ?? []);
-  const ctx: ResponseContext = {
-    surface: 'openai-chat',
-    decideCall(id, providerName, rawArguments) {
-      calls.push({ id, providerName, rawArguments });
-      const name = options.rename?.[providerName] ?? providerName;
-      const args = typeof rawArguments === 'string' ? rawArguments : JSON.stringify(rawArguments);
-      const isBlocked = blocked.has(name);
-      return {
-        id,
-        name,
-        ...(name === providerName ? {} : { provider_name: providerName }),
-        arguments_hash: `sha256:${fakeHex(args)}`,
-        action_id: `act_${fakeHex(`${name}\0${args}`).slice(0, 16)}`,
-        policy_state: isBlocked ? 'blocked' : 'allowed',
-        ...(isBlocked ? { reason: 'hidden' } : {}),
-      };
-    },
-    describeHostedEvent(event) {
-      hostedEvents.push(event);
-      const name = event.name ?? event.providerType;
-      return {
-        ...(event.id === undefined ? {} : { id: event.id }),
-        capability: 'wardwright.web_search.v1',
-        provider_type: event.name ? `${event.providerType}:${event.name}` : event.providerType,
-        name,
-        fidelity: 'provider_attested',
-        policy_state: blockedHosted.has(name) ? 'blocked' : 'allowed',
-        ...(event.sources === undefined ? {} : { sources: event.sources }),
-        ...(event.error === undefined ? {} : { error: event.error }),
-      };
-    },
-  };
-  return { ctx, calls, hostedEvents };
-}
-// ---------------------------------------------------------------------------------------------
 
 // --- fixtures shaped like real `stream: true, stream_options: {include_usage: true}` output ---
 const META = {
@@ -242,7 +189,7 @@ function randomPieces(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
 
 describe('createOpenAIStreamMediator', () => {
   it('passes text through in the push that completed it, and holds tool fragments', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const { outputs } = feedAll(ctx, eventsOf(MIXED));
     expect(outputs[0]).toContain('"role":"assistant"');
     expect(outputs[1]).toContain('Checking the weather ');
@@ -254,7 +201,7 @@ describe('createOpenAIStreamMediator', () => {
   });
 
   it('emits text as soon as the bytes of its chunk are complete, even split mid-line', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const mediator = createOpenAIStreamMediator(ctx);
     const text = `data: ${JSON.stringify(chunk({ content: 'héllo 🌍' }))}\n\n`;
     const bytes = new TextEncoder().encode(text);
@@ -265,14 +212,14 @@ describe('createOpenAIStreamMediator', () => {
 
   it('never leaks any fragment of a blocked call, at any point', () => {
     for (const stream of [MIXED, ONLY_BLOCKED]) {
-      const { ctx } = fakeContext(CONTEXT);
+      const { ctx } = fakeContext('openai-chat', CONTEXT);
       const { outputs } = feedAll(ctx, eventsOf(stream));
       for (const output of outputs) for (const leak of LEAKS) expect(output).not.toContain(leak);
     }
   });
 
   it('renames calls back and renumbers tool indices contiguously', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const { output } = feedAll(ctx, [MIXED]);
     const toolDeltas = dataOf(output)
       .filter((d): d is Json => typeof d !== 'string')
@@ -296,7 +243,7 @@ describe('createOpenAIStreamMediator', () => {
   });
 
   it('synthesizes released chunks with the upstream chunk metadata', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const { outputs } = feedAll(ctx, eventsOf(MIXED));
     const released = dataOf(outputs[7] as string)[0] as Json;
     expect(released).toMatchObject(META);
@@ -311,7 +258,7 @@ describe('createOpenAIStreamMediator', () => {
   });
 
   it('releases pending calls before the finish chunk, then usage and [DONE] in order', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const data = dataOf(feedAll(ctx, [MIXED]).output);
     const tail = data.slice(-4);
     expect(((tail[0] as Json).choices as Json[])[0]).toMatchObject({
@@ -323,7 +270,7 @@ describe('createOpenAIStreamMediator', () => {
   });
 
   it('passes text-only chunks through byte for byte', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const events = eventsOf(MIXED);
     const { outputs } = feedAll(ctx, events);
     for (const i of [0, 1, 2]) expect(outputs[i]).toBe(events[i]);
@@ -331,7 +278,7 @@ describe('createOpenAIStreamMediator', () => {
   });
 
   it('rewrites finish_reason to stop when every call is blocked', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const { output, evidence } = feedAll(ctx, [ONLY_BLOCKED]);
     const choices = accumulate(output);
     expect(choices).toEqual([{ index: 0, message: { role: 'assistant' }, finish_reason: 'stop' }]);
@@ -342,7 +289,7 @@ describe('createOpenAIStreamMediator', () => {
   });
 
   it('records evidence for every call, decided on the complete arguments', () => {
-    const { ctx, calls } = fakeContext(CONTEXT);
+    const { ctx, calls } = fakeContext('openai-chat', CONTEXT);
     const { evidence } = feedAll(ctx, [MIXED]);
     expect(calls).toEqual([
       { id: 'call_wthr_01', providerName: 'mcp__weather__get', rawArguments: '{"city":"Paris"}' },
@@ -358,10 +305,11 @@ describe('createOpenAIStreamMediator', () => {
 
   it('reassembles to what enforceOpenAIResponse makes of the equivalent body', () => {
     for (const options of [CONTEXT, { blocked: ['get_time', BLOCKED.name, 'weather/get'] }, {}]) {
-      const { ctx } = fakeContext(options);
+      const { ctx } = fakeContext('openai-chat', options);
       const streamed = accumulate(feedAll(ctx, [MIXED]).output)[0] as Json;
       const enforced = (
-        enforceOpenAIResponse(MIXED_BODY, fakeContext(options).ctx).body as typeof MIXED_BODY
+        enforceOpenAIResponse(MIXED_BODY, fakeContext('openai-chat', options).ctx)
+          .body as typeof MIXED_BODY
       ).choices[0] as Json;
       const message = enforced.message as Json;
       expect(streamed.finish_reason).toBe(enforced.finish_reason);
@@ -372,7 +320,9 @@ describe('createOpenAIStreamMediator', () => {
 
   it('yields the same output and evidence for any split of the input bytes', () => {
     const fixtures = [MIXED, ONLY_BLOCKED].map((s) => new TextEncoder().encode(s));
-    const whole = fixtures.map((bytes) => feedAll(fakeContext(CONTEXT).ctx, [bytes]));
+    const whole = fixtures.map((bytes) =>
+      feedAll(fakeContext('openai-chat', CONTEXT).ctx, [bytes]),
+    );
     fc.assert(
       fc.property(
         fc.integer({ min: 0, max: fixtures.length - 1 }),
@@ -383,7 +333,7 @@ describe('createOpenAIStreamMediator', () => {
             bytes,
             cuts.map((c) => c % (bytes.length + 1)),
           );
-          const result = feedAll(fakeContext(CONTEXT).ctx, pieces);
+          const result = feedAll(fakeContext('openai-chat', CONTEXT).ctx, pieces);
           expect(result.output).toBe(whole[which]?.output);
           expect(result.evidence).toEqual(whole[which]?.evidence);
           for (const leak of LEAKS) expect(result.output).not.toContain(leak);
@@ -394,7 +344,7 @@ describe('createOpenAIStreamMediator', () => {
   });
 
   it('emits the text part of a chunk that also carries a tool fragment at once', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const mediator = createOpenAIStreamMediator(ctx);
     const mixed = chunk({ content: 'Let me look.', ...first(0, BLOCKED.id, BLOCKED.name) });
     const out = mediator.push(`data: ${JSON.stringify(mixed)}\n\n`);
@@ -404,7 +354,7 @@ describe('createOpenAIStreamMediator', () => {
 
   it('releases pending calls at [DONE] or end() when no finish_reason came', () => {
     for (const tail of ['data: [DONE]\n\n', '']) {
-      const { ctx } = fakeContext(CONTEXT);
+      const { ctx } = fakeContext('openai-chat', CONTEXT);
       const body = `data: ${JSON.stringify(chunk(first(0, 'call_a', 'get_time')))}\n\ndata: ${JSON.stringify(chunk(args(0, '{}')))}\n\n${tail}`;
       const { output } = feedAll(ctx, [body]);
       const calls = (accumulate(output)[0]?.message as Json | undefined)?.tool_calls;
@@ -416,7 +366,7 @@ describe('createOpenAIStreamMediator', () => {
   });
 
   it('mediates each choice of an n=2 stream separately', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const stream = sse([
       chunk({ role: 'assistant', content: null }, null, 0),
       chunk({ role: 'assistant', content: null }, null, 1),
@@ -442,7 +392,7 @@ describe('createOpenAIStreamMediator', () => {
   });
 
   it('drops late fragments of a call that was already decided', () => {
-    const { ctx, calls } = fakeContext(CONTEXT);
+    const { ctx, calls } = fakeContext('openai-chat', CONTEXT);
     const stream = sse([
       chunk(first(0, 'call_a', 'get_time')),
       chunk(first(1, BLOCKED.id, BLOCKED.name)),
@@ -456,7 +406,7 @@ describe('createOpenAIStreamMediator', () => {
   });
 
   it('holds and judges custom tool calls and legacy function_call deltas', () => {
-    const { ctx } = fakeContext({ rename: { p_sql: 'sql' }, blocked: ['shell'] });
+    const { ctx } = fakeContext('openai-chat', { rename: { p_sql: 'sql' }, blocked: ['shell'] });
     const stream = sse([
       chunk({
         role: 'assistant',
@@ -489,11 +439,13 @@ describe('createOpenAIStreamMediator', () => {
       chunk({ function_call: { arguments: '{"cmd":"rm -rf /zq"}' } }),
       chunk({}, 'function_call'),
     ]);
-    const result = feedAll(fakeContext({ blocked: ['shell'] }).ctx, [legacy]);
+    const result = feedAll(fakeContext('openai-chat', { blocked: ['shell'] }).ctx, [legacy]);
     expect(result.output).not.toContain('shell');
     expect(result.output).not.toContain('rm -rf');
     expect(result.evidence.finish_reason).toBe('function_call->stop');
-    const allowed = feedAll(fakeContext({ rename: { shell: 'sh' } }).ctx, [legacy]).output;
+    const allowed = feedAll(fakeContext('openai-chat', { rename: { shell: 'sh' } }).ctx, [
+      legacy,
+    ]).output;
     expect(accumulate(allowed)[0]).toMatchObject({ finish_reason: 'function_call' });
     expect(allowed).toContain(
       JSON.stringify({ function_call: { name: 'sh', arguments: '{"cmd":"rm -rf /zq"}' } }),
@@ -501,7 +453,7 @@ describe('createOpenAIStreamMediator', () => {
   });
 
   it('passes comments, errors, malformed JSON and unknown events through in order', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const stream =
       ': OPENROUTER PROCESSING\n\n' +
       `data: ${JSON.stringify(chunk({ content: 'a' }))}\n\n` +
@@ -519,20 +471,22 @@ describe('createOpenAIStreamMediator', () => {
       url_citation: { url: 'https://a.example/', title: 'A', start_index: 0, end_index: 3 },
     };
     const stream = sse([chunk({ content: 'Hi.', annotations: [annotation] }), chunk({}, 'stop')]);
-    const allowed = fakeContext();
+    const allowed = fakeContext('openai-chat');
     const result = feedAll(allowed.ctx, [stream]);
     expect(result.output).toBe(stream);
     expect(allowed.hostedEvents).toEqual([
       { providerType: 'url_citation', name: 'web_search', sources: ['https://a.example/'] },
     ]);
     expect(result.evidence.hosted_tool_events).toHaveLength(1);
-    const blocked = feedAll(fakeContext({ blockedHosted: ['web_search'] }).ctx, [stream]);
+    const blocked = feedAll(fakeContext('openai-chat', { blockedHosted: ['web_search'] }).ctx, [
+      stream,
+    ]);
     expect(blocked.output).not.toContain('https://a.example/');
     expect(blocked.output).toContain('Hi.');
   });
 
   it('evidence() returns a copy', () => {
-    const { ctx } = fakeContext(CONTEXT);
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
     const mediator = createOpenAIStreamMediator(ctx);
     mediator.push(MIXED);
     const evidence = mediator.evidence();

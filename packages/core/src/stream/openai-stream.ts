@@ -7,7 +7,7 @@ import {
   isToolFinishReason,
 } from '../response/openai-response.ts';
 import type { ResponseContext } from '../response/response-context.ts';
-import { createSseParser, type SseEvent, type StreamMediator, serializeSse } from './sse.ts';
+import { driveStreamMediator, type SseEvent, type StreamMediator, serializeSse } from './sse.ts';
 
 /** Chunk fields copied onto the chunks the mediator synthesizes for released calls. */
 const META_KEYS = ['id', 'object', 'created', 'model', 'system_fingerprint', 'service_tier'];
@@ -54,7 +54,6 @@ interface ChoiceState {
  * in order. `url_citation` annotations in a delta are reported as a hosted `web_search` event.
  */
 export function createOpenAIStreamMediator(ctx: ResponseContext): StreamMediator {
-  const parser = createSseParser();
   const choiceStates = new Map<number, ChoiceState>();
   const evidence: ResponseEvidence = { tool_calls: [], hosted_tool_events: [] };
 
@@ -238,30 +237,7 @@ export function createOpenAIStreamMediator(ctx: ResponseContext): StreamMediator
     out.push(serializeSse({ ...event, data: JSON.stringify({ ...chunk, choices }) }));
   }
 
-  function run(events: SseEvent[]): string[] {
-    const out: string[] = [];
-    for (const event of events) handleEvent(event, out);
-    return out;
-  }
-
-  return {
-    push(chunk) {
-      return run(parser.push(chunk)).join('');
-    },
-    end() {
-      const out = run(parser.end());
-      releaseAll(out);
-      return out.join('');
-    },
-    evidence() {
-      const copy: ResponseEvidence = {
-        tool_calls: [...evidence.tool_calls],
-        hosted_tool_events: [...evidence.hosted_tool_events],
-      };
-      if (evidence.finish_reason !== undefined) copy.finish_reason = evidence.finish_reason;
-      return copy;
-    },
-  };
+  return driveStreamMediator(evidence, handleEvent, releaseAll);
 }
 
 function newPending(toolIndex: number, chunk: JsonObject): PendingCall {

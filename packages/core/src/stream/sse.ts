@@ -215,3 +215,39 @@ export interface StreamMediator {
   /** What the receipt records about the response so far (a copy). */
   evidence(): ResponseEvidence;
 }
+
+/**
+ * The driver both surfaces' mediators share: parses upstream SSE, hands each event to
+ * `handleEvent` (which appends what to forward to `out`), lets `finish` release anything still
+ * held at the end of the stream, and hands out copies of the evidence.
+ */
+export function driveStreamMediator(
+  evidence: ResponseEvidence,
+  handleEvent: (event: SseEvent, out: string[]) => void,
+  finish: (out: string[]) => void,
+): StreamMediator {
+  const parser = createSseParser();
+  const run = (events: SseEvent[]): string[] => {
+    const out: string[] = [];
+    for (const event of events) handleEvent(event, out);
+    return out;
+  };
+  return {
+    push(chunk) {
+      return run(parser.push(chunk)).join('');
+    },
+    end() {
+      const out = run(parser.end());
+      finish(out);
+      return out.join('');
+    },
+    evidence() {
+      const copy: ResponseEvidence = {
+        tool_calls: [...evidence.tool_calls],
+        hosted_tool_events: [...evidence.hosted_tool_events],
+      };
+      if (evidence.finish_reason !== undefined) copy.finish_reason = evidence.finish_reason;
+      return copy;
+    },
+  };
+}
