@@ -6,6 +6,7 @@
 
 export * from './engine/action.ts';
 export * from './engine/compile-bundle.ts';
+export * from './engine/detect-surface.ts';
 export * from './engine/identity-binding.ts';
 export * from './engine/mediate-request.ts';
 export * from './engine/meta-tools.ts';
@@ -15,6 +16,7 @@ export * from './engine/redact.ts';
 export * from './errors.ts';
 export * from './hash/hash.ts';
 export * from './json/canonical-json.ts';
+export * from './json/json-diff.ts';
 export * from './json/json-value.ts';
 export * from './receipt/build-receipt.ts';
 export * from './receipt/chain.ts';

@@ -5,9 +5,9 @@ import {
   buildReceiptBody,
   chainReceipt,
   compileBundle,
+  detectSurface,
   enforceResponse,
   hashCanonical,
-  isJsonObject,
   mediateRequest,
   type ResponseEvidence,
   type Surface,
@@ -137,15 +137,7 @@ function surfaceOf(option: string | undefined, request: unknown): Surface {
   if (option !== undefined) {
     throw new BadRequestError(`--surface: must be "openai" or "anthropic", not "${option}"`);
   }
-  return looksAnthropic(request) ? 'anthropic-messages' : 'openai-chat';
-}
-
-/** Anthropic requests carry a top-level `system` or tools with `input_schema`. */
-function looksAnthropic(request: unknown): boolean {
-  if (!isJsonObject(request)) return false;
-  if (request.system !== undefined || request.mcp_servers !== undefined) return true;
-  const tools = Array.isArray(request.tools) ? request.tools : [];
-  return tools.some((t) => isJsonObject(t) && ('input_schema' in t || 'name' in t));
+  return detectSurface(request);
 }
 
 function isoOrThrow(value: string): string {

@@ -1,0 +1,58 @@
+import { type DynamicModule, Global, Module } from '@nestjs/common';
+import type { Logger } from 'pino';
+import { AuditModule } from './audit/audit.module.ts';
+import { AuthModule } from './auth/auth.module.ts';
+import { CapabilityContractsModule } from './capability-contracts/capability-contracts.module.ts';
+import { API_ENV, DATABASE_URL, LOGGER } from './database/database.tokens.ts';
+import { DatabaseModule } from './database/database.module.ts';
+import type { ApiEnv } from './env.ts';
+import { GatewaysModule } from './gateways/gateways.module.ts';
+import { IdentitiesModule } from './identities/identities.module.ts';
+import { MediationPoliciesModule } from './mediation-policies/mediation-policies.module.ts';
+import { ProviderProfilesModule } from './provider-profiles/provider-profiles.module.ts';
+import { ReceiptsModule } from './receipts/receipts.module.ts';
+import { ResourcesModule } from './resources/resources.module.ts';
+import { SystemModule } from './system/system.module.ts';
+
+export interface AppConfig {
+  databaseUrl: string;
+  env: ApiEnv;
+  log: Logger;
+}
+
+/** Configuration every module may inject: the database URL, the parsed Env, the logger. */
+@Global()
+@Module({})
+class ConfigModule {
+  static register(config: AppConfig): DynamicModule {
+    const providers = [
+      { provide: DATABASE_URL, useValue: config.databaseUrl },
+      { provide: API_ENV, useValue: config.env },
+      { provide: LOGGER, useValue: config.log },
+    ];
+    return { module: ConfigModule, providers, exports: providers };
+  }
+}
+
+@Module({})
+export class AppModule {
+  static register(config: AppConfig): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [
+        ConfigModule.register(config),
+        DatabaseModule,
+        ResourcesModule,
+        AuthModule,
+        AuditModule,
+        MediationPoliciesModule,
+        IdentitiesModule,
+        CapabilityContractsModule,
+        ProviderProfilesModule,
+        GatewaysModule,
+        ReceiptsModule,
+        SystemModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,81 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { TokenSummary } from '@toolgate/contract';
+import { PrismaService, type Tx } from '../database/prisma.service.ts';
+
+interface TokenRow {
+  id: string;
+  identityName: string;
+  description: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+@Injectable()
+export class TokenRepository {
+  constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
+
+  async insert(
+    tx: Tx,
+    token: {
+      id: string;
+      identityUid: string;
+      identityName: string;
+      tokenHash: string;
+      description: string;
+      expiresAt: Date | null;
+    },
+  ): Promise<TokenSummary> {
+    return toSummary(await tx.apiToken.create({ data: token }));
+  }
+
+  /** The identity a live (not revoked, not expired) token belongs to. */
+  async findLive(tokenHash: string, now: Date): Promise<{ id: string; identityName: string } | undefined> {
+    const row = await this.prisma.client.apiToken.findUnique({ where: { tokenHash } });
+    if (!row || row.revokedAt || (row.expiresAt && row.expiresAt <= now)) return undefined;
+    return { id: row.id, identityName: row.identityName };
+  }
+
+  async listFor(identityName: string): Promise<TokenSummary[]> {
+    const rows = await this.prisma.client.apiToken.findMany({
+      where: { identityName },
+      orderBy: { createdAt: 'desc' },
+    });
+    return rows.map(toSummary);
+  }
+
+  async find(tx: Tx, identityName: string, id: string): Promise<TokenSummary | undefined> {
+    const row = await tx.apiToken.findFirst({ where: { id, identityName } });
+    return row ? toSummary(row) : undefined;
+  }
+
+  async revoke(tx: Tx, id: string, at: Date): Promise<TokenSummary> {
+    return toSummary(await tx.apiToken.update({ where: { id }, data: { revokedAt: at } }));
+  }
+
+  async revokeAllOf(tx: Tx, identityName: string, at: Date): Promise<number> {
+    const result = await tx.apiToken.updateMany({
+      where: { identityName, revokedAt: null },
+      data: { revokedAt: at },
+    });
+    return result.count;
+  }
+
+  /** Best effort, outside any transaction: a lost update of lastUsedAt harms nobody. */
+  async touch(id: string, at: Date): Promise<void> {
+    await this.prisma.client.apiToken.update({ where: { id }, data: { lastUsedAt: at } }).catch(() => undefined);
+  }
+}
+
+function toSummary(row: TokenRow): TokenSummary {
+  return {
+    id: row.id,
+    identity: row.identityName,
+    description: row.description,
+    createdAt: row.createdAt.toISOString(),
+    expiresAt: row.expiresAt?.toISOString() ?? null,
+    revokedAt: row.revokedAt?.toISOString() ?? null,
+    lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+  };
+}

@@ -1,0 +1,88 @@
+import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
+import { type Status, type StatusReason, statusOf } from '@toolgate/contract';
+import { ToolgateError, ValidationError } from '@toolgate/core';
+import type { FastifyReply } from 'fastify';
+import type { Logger } from 'pino';
+import { StatusError } from './api-errors.ts';
+
+const HTTP_REASONS: Record<number, StatusReason> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'BadRequest',
+  409: 'Conflict',
+  410: 'Gone',
+  413: 'RequestEntityTooLarge',
+  415: 'BadRequest',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  503: 'ServiceUnavailable',
+};
+
+/** Maps every error, once, to a Kubernetes `Status`; never leaks a stack trace. */
+@Catch()
+export class StatusFilter implements ExceptionFilter {
+  constructor(private readonly log: Logger) {}
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const reply = host.switchToHttp().getResponse<FastifyReply>();
+    const status = toStatus(error);
+    if (status.code >= 500) this.log.error({ err: error }, 'request failed');
+    if (reply.sent) return;
+    reply.status(status.code).header('content-type', 'application/json').send(status);
+  }
+}
+
+export function toStatus(error: unknown): Status {
+  if (error instanceof StatusError) return error.status;
+  if (error instanceof ValidationError) {
+    return statusOf('Invalid', error.message, { kind: error.kind, causes: error.causes });
+  }
+  if (error instanceof ToolgateError) {
+    const details: Status['details'] = {};
+    if ('kind' in error && typeof error.kind === 'string') details.kind = error.kind;
+    if ('resourceName' in error && typeof error.resourceName === 'string') {
+      details.name = error.resourceName;
+    }
+    return statusOf(error.reason, error.message, details);
+  }
+  if (isDatabaseUnavailable(error)) {
+    return statusOf('ServiceUnavailable', 'the database is unavailable; retry shortly');
+  }
+  const code = httpCode(error);
+  if (code !== undefined && code < 500) {
+    const reason = HTTP_REASONS[code] ?? 'BadRequest';
+    return { ...statusOf(reason, publicMessage(error, code)), code };
+  }
+  return statusOf('InternalError', 'internal error');
+}
+
+function httpCode(error: unknown): number | undefined {
+  if (error instanceof HttpException) return error.getStatus();
+  const candidate = (error as { statusCode?: unknown })?.statusCode;
+  return typeof candidate === 'number' ? candidate : undefined;
+}
+
+/** Fastify's and Nest's own messages for client errors (malformed JSON, too large, …). */
+function publicMessage(error: unknown, code: number): string {
+  if (code === 413) return 'request body is too large';
+  if (error instanceof HttpException) {
+    const body = error.getResponse();
+    if (typeof body === 'string') return body;
+    const message = (body as { message?: unknown }).message;
+    return Array.isArray(message) ? message.join('; ') : String(message ?? error.message);
+  }
+  const message = (error as Error).message ?? 'bad request';
+  return message.startsWith('Body') || message.startsWith('Unexpected')
+    ? `malformed request body: ${message}`
+    : message;
+}
+
+/** Connection-level failures: PostgreSQL restarting or unreachable. */
+function isDatabaseUnavailable(error: unknown): boolean {
+  const text = `${(error as { code?: string })?.code ?? ''} ${(error as Error)?.message ?? ''}`;
+  return /ECONNREFUSED|ECONNRESET|57P01|57P03|08006|08001|Connection terminated|P1001|P1017|Can't reach database/i.test(
+    text,
+  );
+}

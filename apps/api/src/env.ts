@@ -1,0 +1,24 @@
+import { z } from 'zod';
+
+/** The API's configuration: parsed once at boot; nothing else reads process.env. */
+export const ApiEnv = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  /** PostgreSQL; an embedded one under DATA_DIR when unset. */
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default('.data'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Largest accepted request body, in bytes (receipt batches are the big ones). */
+  BODY_LIMIT: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
+  /** How many watch events are kept for replay; older resourceVersions answer 410 Gone. */
+  WATCH_HISTORY: z.coerce.number().int().min(100).default(10_000),
+});
+export type ApiEnv = z.infer<typeof ApiEnv>;
+
+/** Parses the environment or exits with a readable list of what is wrong. */
+export function parseEnv(env: NodeJS.ProcessEnv): ApiEnv {
+  const result = ApiEnv.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  throw new Error(`invalid environment:\n${lines.join('\n')}`);
+}

@@ -1,0 +1,113 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { GatewayBundle } from '@toolgate/contract';
+import {
+  type CapabilityContractSpec,
+  hashCanonical,
+  type IdentitySpec,
+  type MediationPolicySpec,
+  matchesLabelSelector,
+  type ProviderProfileSpec,
+} from '@toolgate/core';
+import { ChangeNotifier } from '../database/change-notifier.ts';
+import { ResourceRepository } from '../resources/resource.repository.ts';
+import { ResourceStore } from '../resources/resource-store.service.ts';
+
+/** Kinds whose changes can change some gateway's bundle. */
+const BUNDLE_KINDS = new Set(['MediationPolicy', 'Identity', 'CapabilityContract', 'ProviderProfile', 'Gateway']);
+
+export interface VersionedBundle {
+  bundle: GatewayBundle;
+  etag: string;
+}
+
+/**
+ * Builds a gateway's bundle (the policies its labels select, in merged order; agent identities,
+ * no secrets; contracts; profiles) and long-polls for a new one. The ETag is the canonical hash
+ * of the bundle, so it changes exactly when the content does, on every API replica alike.
+ */
+@Injectable()
+export class BundleService {
+  constructor(
+    @Inject(ResourceStore) private readonly store: ResourceStore,
+    @Inject(ResourceRepository) private readonly resources: ResourceRepository,
+    @Inject(ChangeNotifier) private readonly notifier: ChangeNotifier,
+  ) {}
+
+  async current(gatewayName: string): Promise<VersionedBundle> {
+    const gateway = await this.store.get('Gateway', gatewayName);
+    const [policies, identities, contracts, profiles] = await Promise.all([
+      this.resources.all('MediationPolicy'),
+      this.resources.all('Identity'),
+      this.resources.all('CapabilityContract'),
+      this.resources.all('ProviderProfile'),
+    ]);
+    const labels = gateway.metadata.labels;
+    const selected = policies
+      .map((p) => ({ record: p, spec: p.object.spec as MediationPolicySpec }))
+      .filter(({ spec }) => matchesLabelSelector(spec.selector ?? {}, labels))
+      .sort(
+        (a, b) =>
+          b.spec.priority - a.spec.priority ||
+          (a.record.object.metadata.name < b.record.object.metadata.name ? -1 : 1),
+      );
+    const bundle: GatewayBundle = {
+      apiVersion: 'toolgate.dev/v1',
+      kind: 'GatewayBundle',
+      gateway: gatewayName,
+      policies: selected.map(({ record, spec }) => ({
+        name: record.object.metadata.name,
+        generation: record.object.metadata.generation,
+        hash: record.specHash,
+        spec,
+      })),
+      identities: identities
+        .map((i) => ({ name: i.object.metadata.name, spec: i.object.spec as IdentitySpec }))
+        .filter(({ spec }) => spec.roles.includes('agent'))
+        .map(({ name, spec }) => ({ name, type: spec.type, roles: [...spec.roles] })),
+      contracts: contracts.map((c) => c.object.spec as CapabilityContractSpec),
+      profiles: profiles.map((p) => p.object.spec as ProviderProfileSpec),
+    };
+    return { bundle, etag: hashCanonical(bundle) };
+  }
+
+  /**
+   * The bundle once its ETag differs from `knownEtag`, or undefined after `waitSeconds` without
+   * a change (HTTP 304). Woken by any committed change of a bundle kind, on any replica.
+   */
+  async next(gatewayName: string, knownEtag: string | undefined, waitSeconds: number, signal: AbortSignal) {
+    let latest = await this.current(gatewayName);
+    if (latest.etag !== knownEtag || waitSeconds === 0) return latest.etag === knownEtag ? undefined : latest;
+    const deadline = Date.now() + waitSeconds * 1000;
+    let dirty = false;
+    let wake: (() => void) | undefined;
+    const unsubscribe = this.notifier.subscribe((change) => {
+      if (change && !BUNDLE_KINDS.has(change.kind)) return;
+      dirty = true;
+      wake?.();
+    });
+    const onAbort = () => wake?.();
+    signal.addEventListener('abort', onAbort);
+    try {
+      while (!signal.aborted && Date.now() < deadline) {
+        if (!dirty) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, deadline - Date.now());
+            wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          wake = undefined;
+        }
+        if (!dirty) continue;
+        dirty = false;
+        latest = await this.current(gatewayName);
+        if (latest.etag !== knownEtag) return latest;
+      }
+      return undefined;
+    } finally {
+      unsubscribe();
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+}

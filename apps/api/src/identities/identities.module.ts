@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { createResourceController } from '../resources/resource-controller.factory.ts';
+import { BootstrapOperator } from './bootstrap-operator.ts';
+import { IdentitiesController } from './identities.controller.ts';
+import { IdentityHooks } from './identity.hooks.ts';
+import { TokensService } from './tokens.service.ts';
+
+@Module({
+  controllers: [createResourceController('Identity'), IdentitiesController],
+  providers: [IdentityHooks, TokensService, BootstrapOperator],
+  exports: [BootstrapOperator, TokensService],
+})
+export class IdentitiesModule {}

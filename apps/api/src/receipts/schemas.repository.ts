@@ -1,0 +1,26 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { PrismaService } from '../database/prisma.service.ts';
+
+/** Tool declarations, content-addressed: receipts reference them by canonical hash. */
+@Injectable()
+export class SchemasRepository {
+  constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
+
+  /** Stores a declaration under its hash; false when it was already there. */
+  async put(hash: string, body: Record<string, unknown>): Promise<boolean> {
+    const inserted = await this.prisma.client.$executeRaw`
+      INSERT INTO tool_schemas (hash, body) VALUES (${hash}, ${JSON.stringify(body)}::jsonb)
+      ON CONFLICT (hash) DO NOTHING`;
+    return inserted === 1;
+  }
+
+  async get(hash: string): Promise<Record<string, unknown> | undefined> {
+    const row = await this.prisma.client.toolSchema.findUnique({ where: { hash } });
+    return row ? (row.body as Record<string, unknown>) : undefined;
+  }
+
+  async getMany(hashes: ReadonlyArray<string>): Promise<Map<string, Record<string, unknown>>> {
+    const rows = await this.prisma.client.toolSchema.findMany({ where: { hash: { in: [...hashes] } } });
+    return new Map(rows.map((row) => [row.hash, row.body as Record<string, unknown>]));
+  }
+}

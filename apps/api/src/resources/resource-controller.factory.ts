@@ -1,0 +1,140 @@
+import { Body, Controller, Inject, Param, Query, Res, type Type } from '@nestjs/common';
+import {
+  ListQuery,
+  NameParams,
+  ROUTES,
+  type ResourceKind,
+  type RouteName,
+  WriteQuery,
+} from '@toolgate/contract';
+import { parseLabelSelector } from '@toolgate/core';
+import type { FastifyReply } from 'fastify';
+import type { z } from 'zod';
+import { CurrentActor } from '../auth/current-actor.decorator.ts';
+import { Route } from '../common/route.decorator.ts';
+import type { Actor } from './kind-hooks.ts';
+import { ResourceStore } from './resource-store.service.ts';
+import type { ObjectInput } from './stored-object.ts';
+import { WatchService } from './watch.service.ts';
+
+/** The route-table group of each kind (`mediationPolicies.create`, …). */
+export const ROUTE_GROUP: Record<ResourceKind, string> = {
+  MediationPolicy: 'mediationPolicies',
+  Identity: 'identities',
+  CapabilityContract: 'capabilityContracts',
+  ProviderProfile: 'providerProfiles',
+  Gateway: 'gateways',
+};
+
+type ListQueryValue = z.infer<typeof ListQuery>;
+type WriteQueryValue = z.infer<typeof WriteQuery>;
+type NameParamsValue = z.infer<typeof NameParams>;
+
+/**
+ * The six standard routes of a kind (list+watch, create, get, replace, delete, status), all
+ * delegating to the generic store. Each kind's module mounts one; kind-specific behaviour lives
+ * in that module's hooks and extra controllers.
+ */
+export function createResourceController(kind: ResourceKind): Type<unknown> {
+  const group = ROUTE_GROUP[kind];
+  const name = (op: string) => `${group}.${op}` as RouteName;
+  const bodyOf = (op: string) => ROUTES[name(op)].body;
+
+  @Controller()
+  class ResourceController {
+    constructor(
+      @Inject(ResourceStore) readonly store: ResourceStore,
+      @Inject(WatchService) readonly watches: WatchService,
+    ) {}
+
+    @Route(name('list'))
+    async list(
+      @Query({ schema: ListQuery }) query: ListQueryValue,
+      @Res({ passthrough: true }) reply: FastifyReply,
+    ) {
+      if (query.watch === 'true' || query.watch === '1') return this.watch(query, reply);
+      const page = await this.store.list(kind, query);
+      return {
+        apiVersion: 'toolgate.dev/v1',
+        kind: `${kind}List`,
+        metadata: {
+          resourceVersion: page.resourceVersion,
+          ...(page.continue ? { continue: page.continue } : {}),
+        },
+        items: page.items,
+      };
+    }
+
+    @Route(name('create'))
+    create(
+      @Body({ schema: bodyOf('create') }) body: ObjectInput,
+      @Query({ schema: WriteQuery }) query: WriteQueryValue,
+      @CurrentActor() actor: Actor,
+    ) {
+      return this.store.create(kind, body, actor, query.dryRun === 'All');
+    }
+
+    @Route(name('get'))
+    get(@Param({ schema: NameParams }) params: NameParamsValue) {
+      return this.store.get(kind, params.name);
+    }
+
+    @Route(name('replace'))
+    replace(
+      @Param({ schema: NameParams }) params: NameParamsValue,
+      @Body({ schema: bodyOf('replace') }) body: ObjectInput,
+      @Query({ schema: WriteQuery }) query: WriteQueryValue,
+      @CurrentActor() actor: Actor,
+    ) {
+      return this.store.replace(kind, params.name, body, actor, query.dryRun === 'All');
+    }
+
+    @Route(name('delete'))
+    delete(
+      @Param({ schema: NameParams }) params: NameParamsValue,
+      @Query({ schema: WriteQuery }) query: WriteQueryValue,
+      @CurrentActor() actor: Actor,
+    ) {
+      return this.store.delete(kind, params.name, actor, query.dryRun === 'All');
+    }
+
+    @Route(name('replaceStatus'))
+    replaceStatus(
+      @Param({ schema: NameParams }) params: NameParamsValue,
+      @Body({ schema: bodyOf('replaceStatus') })
+      body: { metadata?: { resourceVersion?: string }; status: Record<string, unknown> },
+      @Query({ schema: WriteQuery }) query: WriteQueryValue,
+      @CurrentActor() actor: Actor,
+    ) {
+      return this.store.replaceStatus(
+        kind,
+        params.name,
+        body.status,
+        body.metadata?.resourceVersion,
+        actor,
+        query.dryRun === 'All',
+      );
+    }
+
+    /** Newline-delimited JSON watch events until the client leaves or the timeout passes. */
+    private async watch(query: ListQueryValue, reply: FastifyReply) {
+      const selector = query.labelSelector ? parseLabelSelector(query.labelSelector) : {};
+      const from = BigInt(query.resourceVersion ?? (await this.store.list(kind, { limit: 1 })).resourceVersion);
+      const abort = new AbortController();
+      const timeout = setTimeout(() => abort.abort(), (query.timeoutSeconds ?? 1800) * 1000);
+      reply.raw.on('close', () => abort.abort());
+      const events = await this.watches.open(kind, from, selector, abort.signal);
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      try {
+        for await (const event of events) reply.raw.write(`${JSON.stringify(event)}\n`);
+      } finally {
+        clearTimeout(timeout);
+        reply.raw.end();
+      }
+    }
+  }
+  Object.defineProperty(ResourceController, 'name', { value: `${kind}Controller` });
+  return ResourceController;
+}
+

@@ -1,0 +1,45 @@
+import type { RouteDef } from '../route.ts';
+import { auditRouteTable } from './audit.ts';
+import { identityRouteTable } from './identities.ts';
+import { policyRouteTable } from './policies.ts';
+import { receiptRouteTable } from './receipts.ts';
+import { resourceRouteTable } from './resources.ts';
+import { syncRouteTable } from './sync.ts';
+import { systemRouteTable } from './system.ts';
+
+/** Every route of the API, by `group.name`. The single source for server, client and docs. */
+export const ROUTES = {
+  ...prefixed('system', systemRouteTable),
+  ...prefixed('mediationPolicies', resourceRouteTable.mediationPolicies),
+  ...prefixed('identities', resourceRouteTable.identities),
+  ...prefixed('capabilityContracts', resourceRouteTable.capabilityContracts),
+  ...prefixed('providerProfiles', resourceRouteTable.providerProfiles),
+  ...prefixed('gateways', resourceRouteTable.gateways),
+  ...prefixed('policies', policyRouteTable),
+  ...prefixed('tokens', identityRouteTable),
+  ...prefixed('sync', syncRouteTable),
+  ...prefixed('receipts', receiptRouteTable),
+  ...prefixed('audit', auditRouteTable),
+};
+export type Routes = typeof ROUTES;
+export type RouteName = keyof Routes;
+
+type Prefixed<P extends string, T> = { [K in keyof T & string as `${P}.${K}`]: T[K] };
+
+function prefixed<P extends string, T extends Record<string, RouteDef>>(
+  prefix: P,
+  table: T,
+): Prefixed<P, T> {
+  return Object.fromEntries(
+    Object.entries(table).map(([name, def]) => [`${prefix}.${name}`, def]),
+  ) as Prefixed<P, T>;
+}
+
+/** Fills `{param}` placeholders; values are URI-encoded. */
+export function buildPath(path: string, params: Record<string, unknown> = {}): string {
+  return path.replace(/\{(\w+)\}/g, (_, key: string) => {
+    const value = params[key];
+    if (value === undefined) throw new Error(`missing path parameter "${key}" for ${path}`);
+    return encodeURIComponent(String(value));
+  });
+}

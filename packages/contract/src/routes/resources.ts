@@ -1,0 +1,202 @@
+import {
+  API_VERSION,
+  CapabilityContract,
+  CapabilityContractInput,
+  CapabilityContractStatus,
+  Gateway,
+  GatewayInput,
+  GatewayStatus,
+  Identity,
+  IdentityInput,
+  IdentityStatus,
+  MediationPolicy,
+  MediationPolicyInput,
+  MediationPolicyStatus,
+  ProviderProfile,
+  ProviderProfileInput,
+  ProviderProfileStatus,
+  ResourceName,
+  type Role,
+} from '@toolgate/core';
+import { z } from 'zod';
+import { type Access, route } from '../route.ts';
+
+export const API_PREFIX = `/apis/${API_VERSION}`;
+
+/** The stored kinds: their URL plural, schemas, and who may read and write them. */
+export const RESOURCE_KINDS = {
+  MediationPolicy: {
+    plural: 'mediationpolicies',
+    stored: MediationPolicy,
+    input: MediationPolicyInput,
+    status: MediationPolicyStatus,
+    readers: ['operator', 'auditor'],
+  },
+  Identity: {
+    plural: 'identities',
+    stored: Identity,
+    input: IdentityInput,
+    status: IdentityStatus,
+    readers: ['operator', 'auditor'],
+  },
+  CapabilityContract: {
+    plural: 'capabilitycontracts',
+    stored: CapabilityContract,
+    input: CapabilityContractInput,
+    status: CapabilityContractStatus,
+    readers: ['operator', 'auditor'],
+  },
+  ProviderProfile: {
+    plural: 'providerprofiles',
+    stored: ProviderProfile,
+    input: ProviderProfileInput,
+    status: ProviderProfileStatus,
+    readers: ['operator', 'auditor'],
+  },
+  Gateway: {
+    plural: 'gateways',
+    stored: Gateway,
+    input: GatewayInput,
+    status: GatewayStatus,
+    readers: ['operator', 'auditor', 'gateway'],
+  },
+} as const satisfies Record<
+  string,
+  {
+    plural: string;
+    readers: ReadonlyArray<Role>;
+    stored: z.ZodType;
+    input: z.ZodType;
+    status: z.ZodType;
+  }
+>;
+export type ResourceKind = keyof typeof RESOURCE_KINDS;
+
+export const NameParams = z.object({ name: ResourceName });
+
+const BooleanFlag = z.enum(['true', 'false', '1', '0']);
+
+export const ListQuery = z
+  .object({
+    /** Kubernetes selector syntax: `env=prod,tier in (a,b),!legacy`. */
+    labelSelector: z.string().max(4096).optional(),
+    limit: z.coerce.number().int().min(1).max(1000).optional(),
+    /** Opaque keyset token from a previous page's `metadata.continue`. */
+    continue: z.string().max(2048).optional(),
+    watch: BooleanFlag.optional(),
+    /** With `watch`: stream changes after this resourceVersion (410 when too old). */
+    resourceVersion: z
+      .string()
+      .regex(/^\d{1,19}$/, 'must be a resourceVersion')
+      .optional(),
+    timeoutSeconds: z.coerce.number().int().min(1).max(3600).optional(),
+  })
+  .strict();
+export type ListQuery = z.infer<typeof ListQuery>;
+
+export const WriteQuery = z
+  .object({ dryRun: z.literal('All', { message: 'must be "All"' }).optional() })
+  .strict();
+
+export const ListMeta = z.object({
+  resourceVersion: z.string(),
+  continue: z.string().optional(),
+});
+
+/** A watch event, one JSON object per line of the response. */
+export const WatchEvent = z.object({
+  type: z.enum(['ADDED', 'MODIFIED', 'DELETED', 'BOOKMARK']),
+  object: z.unknown(),
+});
+export type WatchEvent = z.infer<typeof WatchEvent>;
+
+function resourceRoutes<K extends ResourceKind>(kind: K) {
+  const def = RESOURCE_KINDS[kind];
+  const collection = `${API_PREFIX}/${def.plural}`;
+  const item = `${collection}/{name}`;
+  const readers: Access = {
+    roles: def.readers,
+    ...(kind === 'Gateway' ? { ownGateway: true } : {}),
+  };
+  const writers: Access = { roles: ['operator'] };
+  const List = z.object({
+    apiVersion: z.literal(API_VERSION),
+    kind: z.literal(`${kind}List`),
+    metadata: ListMeta,
+    items: z.array(def.stored),
+  });
+  return {
+    list: route({
+      method: 'GET',
+      path: collection,
+      tag: kind,
+      summary: `List ${kind} objects (labelSelector, keyset paging, watch)`,
+      access: readers,
+      query: ListQuery,
+      response: List,
+    }),
+    create: route({
+      method: 'POST',
+      path: collection,
+      tag: kind,
+      summary: `Create a ${kind}`,
+      access: writers,
+      query: WriteQuery,
+      body: def.input,
+      response: def.stored,
+      successCode: 201,
+    }),
+    get: route({
+      method: 'GET',
+      path: item,
+      tag: kind,
+      summary: `Read a ${kind}`,
+      access: readers,
+      params: NameParams,
+      response: def.stored,
+    }),
+    replace: route({
+      method: 'PUT',
+      path: item,
+      tag: kind,
+      summary: `Replace a ${kind} (metadata.resourceVersion for optimistic concurrency)`,
+      access: writers,
+      params: NameParams,
+      query: WriteQuery,
+      body: def.input,
+      response: def.stored,
+    }),
+    delete: route({
+      method: 'DELETE',
+      path: item,
+      tag: kind,
+      summary: `Delete a ${kind}`,
+      access: writers,
+      params: NameParams,
+      query: WriteQuery,
+      response: def.stored,
+    }),
+    replaceStatus: route({
+      method: 'PUT',
+      path: `${item}/status`,
+      tag: kind,
+      summary: `Replace the status of a ${kind}`,
+      access: kind === 'Gateway' ? { roles: ['operator', 'gateway'], ownGateway: true } : writers,
+      params: NameParams,
+      query: WriteQuery,
+      body: z.object({
+        metadata: z.object({ resourceVersion: z.string().optional() }).optional(),
+        status: def.status,
+      }),
+      response: def.stored,
+    }),
+  };
+}
+
+export const resourceRouteTable = {
+  mediationPolicies: resourceRoutes('MediationPolicy'),
+  identities: resourceRoutes('Identity'),
+  capabilityContracts: resourceRoutes('CapabilityContract'),
+  providerProfiles: resourceRoutes('ProviderProfile'),
+  gateways: resourceRoutes('Gateway'),
+};

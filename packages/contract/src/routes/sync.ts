@@ -1,0 +1,47 @@
+import {
+  CapabilityContractSpec,
+  IdentityType,
+  MediationPolicySpec,
+  ProviderProfileSpec,
+  Role,
+} from '@toolgate/core';
+import { z } from 'zod';
+import { route } from '../route.ts';
+import { API_PREFIX, NameParams } from './resources.ts';
+
+/**
+ * Everything a gateway needs to mediate, and nothing secret: the policies its labels select in
+ * merged order, the identities it binds requests to, contracts and provider profiles. Its ETag
+ * is the canonical hash of this document.
+ */
+export const GatewayBundle = z.object({
+  apiVersion: z.literal('toolgate.dev/v1'),
+  kind: z.literal('GatewayBundle'),
+  gateway: z.string(),
+  policies: z.array(
+    z.object({
+      name: z.string(),
+      generation: z.number().int(),
+      hash: z.string(),
+      spec: MediationPolicySpec,
+    }),
+  ),
+  identities: z.array(z.object({ name: z.string(), type: IdentityType, roles: z.array(Role) })),
+  contracts: z.array(CapabilityContractSpec),
+  profiles: z.array(ProviderProfileSpec),
+});
+export type GatewayBundle = z.infer<typeof GatewayBundle>;
+
+export const syncRouteTable = {
+  bundle: route({
+    method: 'GET',
+    path: `${API_PREFIX}/gateways/{name}/bundle`,
+    tag: 'Sync',
+    summary:
+      'The gateway bundle. With If-None-Match and wait=N, long-polls up to N s: 304 when unchanged',
+    access: { roles: ['operator', 'gateway'], ownGateway: true },
+    params: NameParams,
+    query: z.object({ wait: z.coerce.number().int().min(0).max(60).optional() }).strict(),
+    response: GatewayBundle,
+  }),
+};

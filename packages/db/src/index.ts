@@ -1,0 +1,19 @@
+export { createPrismaClient, Prisma, PrismaClient } from './client.ts';
+export {
+  EMBEDDED_DATABASE,
+  type EmbeddedPostgresHandle,
+  findFreePort,
+  type ResolveDatabaseUrlOptions,
+  resolveDatabaseUrl,
+  type StartEmbeddedPostgresOptions,
+  startEmbeddedPostgres,
+} from './embedded-postgres.ts';
+export {
+  type ApplyMigrationsOptions,
+  type ApplyMigrationsResult,
+  applyMigrations,
+  MIGRATIONS_DIR,
+  type MigrationFile,
+  migrationChecksum,
+  readMigrations,
+} from './migrations.ts';

@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from './embedded-postgres.ts';
+import { applyMigrations } from './migrations.ts';
+
+export interface TestPostgres {
+  /** URL of a maintenance database on the server; test databases are created through it. */
+  adminUrl: string;
+  /** Stops the cluster and deletes its directory (a no-op for a given `databaseUrl`). */
+  teardown(): Promise<void>;
+}
+
+/**
+ * One PostgreSQL server for a whole test run, for a vitest `globalSetup`. With `databaseUrl`
+ * (the run's DATABASE_URL) that server is used as is; otherwise an embedded cluster starts in a
+ * fresh temporary directory on a free port, tuned for speed over durability.
+ */
+export async function startTestPostgres(
+  options: { databaseUrl?: string | undefined; log?: (line: string) => void } = {},
+): Promise<TestPostgres> {
+  if (options.databaseUrl) {
+    return { adminUrl: options.databaseUrl, teardown: async () => {} };
+  }
+  const dir = await mkdtemp(join(tmpdir(), 'toolgate-test-pg-'));
+  // mkdtemp makes it 0700; as root the cluster runs as `postgres`, which must get through it.
+  await chmod(dir, 0o755);
+  try {
+    const server = await startEmbeddedPostgres({
+      dataDir: join(dir, 'data'),
+      ...(options.log ? { log: options.log } : {}),
+      // Throwaway data: skip the flushes that make a crash-safe cluster slow.
+      postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+    });
+    return {
+      adminUrl: server.adminUrl,
+      teardown: async () => {
+        await server.stop();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+export interface TestDatabase {
+  /** Connection URL of the new database. */
+  url: string;
+  name: string;
+  /** Drops the database, closing any connection still open on it. */
+  drop(): Promise<void>;
+}
+
+/**
+ * A uniquely named, empty database on the server behind `adminUrl`, with the repository's
+ * migrations applied (unless `migrate: false`), so test files run in parallel without sharing
+ * data. Create one per test file in `beforeAll` and drop it in `afterAll`.
+ */
+export async function createTestDatabase(
+  adminUrl: string,
+  options: { migrate?: boolean; migrationsDir?: string } = {},
+): Promise<TestDatabase> {
+  const name = `toolgate_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
+  await withAdmin(adminUrl, (client) =>
+    client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`),
+  );
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const database: TestDatabase = {
+    url: url.toString(),
+    name,
+    drop: () =>
+      withAdmin(adminUrl, async (client) => {
+        await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
+      }),
+  };
+  if (options.migrate !== false) {
+    try {
+      await applyMigrations(
+        database.url,
+        options.migrationsDir ? { migrationsDir: options.migrationsDir } : {},
+      );
+    } catch (error) {
+      await database.drop();
+      throw error;
+    }
+  }
+  return database;
+}
+
+async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
