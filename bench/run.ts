@@ -1,9 +1,11 @@
+import { runApiReceiptsBench } from './api-receipts.ts';
 import { runCoreMediationBench } from './core-mediation.ts';
 import type { BenchResult } from './measure.ts';
 
 // `pnpm bench`: every benchmark, each measured against its baseline in this same process.
 const benches: Array<{ name: string; run: () => BenchResult | Promise<BenchResult> }> = [
   { name: 'core-mediation', run: runCoreMediationBench },
+  { name: 'api-receipts', run: runApiReceiptsBench },
 ];
 
 const only = process.argv.slice(2);

@@ -1,17 +1,25 @@
 import 'reflect-metadata';
+import type { ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
-import { AppModule, type AppConfig } from './app.module.ts';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { type AppConfig, AppModule } from './app.module.ts';
+import { recordRoutes } from './common/route-registry.ts';
 import { SchemaValidationPipe } from './common/schema-validation.pipe.ts';
-import { StatusFilter } from './common/status.filter.ts';
+import { StatusFilter, toStatus } from './common/status.filter.ts';
 
 const SECURITY_HEADERS: Record<string, string> = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
   'cross-origin-resource-policy': 'same-origin',
-  'content-security-policy': "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
 };
+
+function setSecurityHeaders(response: ServerResponse): void {
+  for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);
+}
 
 /** The API application, initialised but not listening (tests listen on a random port). */
 export async function createApp(config: AppConfig): Promise<NestFastifyApplication> {
@@ -19,20 +27,31 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     bodyLimit: config.env.BODY_LIMIT,
     loggerInstance: config.log,
     requestTimeout: 120_000,
+    // Fastify's default (100) is shorter than a valid object name (253).
+    routerOptions: { maxParamLength: 1024 },
+    // A malformed or overlong URL fails before routing: answer with a Status all the same.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      setSecurityHeaders(reply.raw);
+      const status = toStatus(error);
+      void reply.status(status.code).header('content-type', 'application/json').send(status);
+    },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(AppModule.register(config), adapter, {
-    logger: ['error', 'warn'],
-    abortOnError: false,
-  });
+  const app = await NestFactory.create<NestFastifyApplication>(
+    AppModule.register(config),
+    adapter,
+    {
+      logger: ['error', 'warn'],
+      abortOnError: false,
+    },
+  );
+  recordRoutes(app.getHttpAdapter().getInstance());
   app.useGlobalPipes(new SchemaValidationPipe());
   app.useGlobalFilters(new StatusFilter(config.log));
+  // On the raw response, so hijacked replies (watch streams) carry them too.
   app
     .getHttpAdapter()
     .getInstance()
-    .addHook('onSend', async (_request, reply, payload) => {
-      for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
-      return payload;
-    });
+    .addHook('onRequest', async (_request, reply) => setSecurityHeaders(reply.raw));
   app.enableShutdownHooks();
   await app.init();
   return app;

@@ -9,7 +9,11 @@ export const ApiEnv = z.object({
   DATA_DIR: z.string().default('.data'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest accepted request body, in bytes (receipt batches are the big ones). */
-  BODY_LIMIT: z.coerce.number().int().min(1024).default(8 * 1024 * 1024),
+  BODY_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(8 * 1024 * 1024),
   /** How many watch events are kept for replay; older resourceVersions answer 410 Gone. */
   WATCH_HISTORY: z.coerce.number().int().min(100).default(10_000),
 });

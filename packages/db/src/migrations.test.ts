@@ -67,7 +67,9 @@ describe('applyMigrations', () => {
     expect(rows.map((row) => row.migration_name)).toEqual(result.applied);
     for (const row of rows) {
       const file = await readFile(join(MIGRATIONS_DIR, row.migration_name, 'migration.sql'));
-      expect(row.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(row.id).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
+      );
       expect(row.checksum).toBe(createHash('sha256').update(file).digest('hex'));
       expect(row.finished_at).toBeInstanceOf(Date);
       expect(row.finished_at?.getTime()).toBeGreaterThanOrEqual(row.started_at.getTime());
@@ -182,7 +184,11 @@ describe('applyMigrations', () => {
     const dir = await migrationsCopy();
     await applyMigrations(database.url, { migrationsDir: dir });
     const name = '29990101000000_broken';
-    await addMigration(dir, name, 'CREATE TABLE "half" ("id" INTEGER);\nSELECT no_such_function();');
+    await addMigration(
+      dir,
+      name,
+      'CREATE TABLE "half" ("id" INTEGER);\nSELECT no_such_function();',
+    );
 
     await expect(applyMigrations(database.url, { migrationsDir: dir })).rejects.toThrow(
       `Migration ${name} failed and was rolled back: function no_such_function() does not exist`,

@@ -187,9 +187,8 @@ async function applyOne(client: pg.Client, migration: MigrationFile): Promise<vo
       'INSERT INTO _prisma_migrations (id, checksum, started_at, migration_name, logs, rolled_back_at) VALUES ($1, $2, clock_timestamp(), $3, $4, clock_timestamp())',
       [id, migration.checksum, migration.name, message],
     );
-    throw new Error(
-      `Migration ${migration.name} failed and was rolled back: ${message}`,
-      { cause: error },
-    );
+    throw new Error(`Migration ${migration.name} failed and was rolled back: ${message}`, {
+      cause: error,
+    });
   }
 }

@@ -32,7 +32,9 @@ export async function startTestPostgres(
       dataDir: join(dir, 'data'),
       ...(options.log ? { log: options.log } : {}),
       // Throwaway data: skip the flushes that make a crash-safe cluster slow.
-      postgresFlags: ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'],
+      postgresFlags: ['fsync=off', 'synchronous_commit=off', 'full_page_writes=off'].flatMap(
+        (setting) => ['-c', setting],
+      ),
     });
     return {
       adminUrl: server.adminUrl,

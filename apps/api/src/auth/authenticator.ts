@@ -1,8 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { IdentitySpec } from '@toolgate/core';
 import { ResourceRepository } from '../resources/resource.repository.ts';
-import { hashTokenSecret } from './token-secret.ts';
 import { TokenRepository } from './token.repository.ts';
+import { hashTokenSecret } from './token-secret.ts';
 
 /** The identity behind a request. */
 export interface Principal {

@@ -5,5 +5,7 @@ import type { AuthenticatedRequest } from './auth.guard.ts';
 /** The authenticated caller (set by the AuthGuard). */
 export const CurrentActor = createParamDecorator((_: unknown, context: ExecutionContext): Actor => {
   const principal = context.switchToHttp().getRequest<AuthenticatedRequest>().principal;
-  return principal ? { name: principal.name, roles: principal.roles } : { name: 'anonymous', roles: [] };
+  return principal
+    ? { name: principal.name, roles: principal.roles }
+    : { name: 'anonymous', roles: [] };
 });

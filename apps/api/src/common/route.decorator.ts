@@ -1,4 +1,10 @@
-import { applyDecorators, HttpCode, RequestMapping, RequestMethod, SetMetadata } from '@nestjs/common';
+import {
+  applyDecorators,
+  HttpCode,
+  RequestMapping,
+  RequestMethod,
+  SetMetadata,
+} from '@nestjs/common';
 import { ROUTES, type RouteName } from '@toolgate/contract';
 
 export const ROUTE_NAME = 'toolgate:route';

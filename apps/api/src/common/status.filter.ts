@@ -53,7 +53,7 @@ export function toStatus(error: unknown): Status {
   const code = httpCode(error);
   if (code !== undefined && code < 500) {
     const reason = HTTP_REASONS[code] ?? 'BadRequest';
-    return { ...statusOf(reason, publicMessage(error, code)), code };
+    return statusOf(reason, publicMessage(error, code));
   }
   return statusOf('InternalError', 'internal error');
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Inject, Param } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
 import { NameParams, ROUTES } from '@toolgate/contract';
 import type { z } from 'zod';
 import type { AuthenticatedRequest } from '../auth/auth.guard.ts';
@@ -6,7 +6,6 @@ import { CurrentActor } from '../auth/current-actor.decorator.ts';
 import { Route } from '../common/route.decorator.ts';
 import type { Actor } from '../resources/kind-hooks.ts';
 import { TokensService } from './tokens.service.ts';
-import { Req } from '@nestjs/common';
 
 type RevokeParams = z.infer<NonNullable<(typeof ROUTES)['tokens.revokeToken']['params']>>;
 

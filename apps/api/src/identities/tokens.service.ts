@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { TokenSummary } from '@toolgate/contract';
 import { NotFoundError } from '@toolgate/core';
-import { newTokenId, newTokenSecret, hashTokenSecret } from '../auth/token-secret.ts';
-import { TokenRepository } from '../auth/token.repository.ts';
 import { AuditRepository } from '../audit/audit.repository.ts';
+import { TokenRepository } from '../auth/token.repository.ts';
+import { hashTokenSecret, newTokenId, newTokenSecret } from '../auth/token-secret.ts';
 import type { Tx } from '../database/prisma.service.ts';
 import type { Actor } from '../resources/kind-hooks.ts';
 import { ResourceRepository } from '../resources/resource.repository.ts';

@@ -23,7 +23,9 @@ export interface EffectInput {
  */
 export function mediationEffect(input: EffectInput): MediationEffect {
   const surface = input.surface ?? detectSurface(input.request);
-  const bundle = compileBundle({ policies: [{ name: 'preview', generation: 0, spec: input.spec }] });
+  const bundle = compileBundle({
+    policies: [{ name: 'preview', generation: 0, spec: input.spec }],
+  });
   let result: ReturnType<typeof mediateRequest>;
   try {
     result = mediateRequest(bundle, {

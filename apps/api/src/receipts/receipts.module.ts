@@ -1,9 +1,24 @@
 import { Module } from '@nestjs/common';
+import { ChainVerifyService } from './chain-verify.service.ts';
+import { ReceiptIngestService } from './receipt-ingest.service.ts';
+import { ReceiptQueryService } from './receipt-query.service.ts';
+import { ReceiptsController } from './receipts.controller.ts';
 import { ReceiptsRepository } from './receipts.repository.ts';
+import { SchemaStoreService } from './schema-store.service.ts';
+import { SchemasController } from './schemas.controller.ts';
 import { SchemasRepository } from './schemas.repository.ts';
 
+/** Receipt ingest, history and chain verification; the content-addressed schema store. */
 @Module({
-  providers: [ReceiptsRepository, SchemasRepository],
+  controllers: [ReceiptsController, SchemasController],
+  providers: [
+    ReceiptsRepository,
+    SchemasRepository,
+    ReceiptIngestService,
+    ReceiptQueryService,
+    ChainVerifyService,
+    SchemaStoreService,
+  ],
   exports: [ReceiptsRepository, SchemasRepository],
 })
 export class ReceiptsModule {}

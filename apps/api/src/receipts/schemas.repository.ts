@@ -20,7 +20,9 @@ export class SchemasRepository {
   }
 
   async getMany(hashes: ReadonlyArray<string>): Promise<Map<string, Record<string, unknown>>> {
-    const rows = await this.prisma.client.toolSchema.findMany({ where: { hash: { in: [...hashes] } } });
+    const rows = await this.prisma.client.toolSchema.findMany({
+      where: { hash: { in: [...hashes] } },
+    });
     return new Map(rows.map((row) => [row.hash, row.body as Record<string, unknown>]));
   }
 }

@@ -2,8 +2,8 @@ import { Body, Controller, Inject, Param, Query, Res, type Type } from '@nestjs/
 import {
   ListQuery,
   NameParams,
-  ROUTES,
   type ResourceKind,
+  ROUTES,
   type RouteName,
   WriteQuery,
 } from '@toolgate/contract';
@@ -126,6 +126,8 @@ export function createResourceController(kind: ResourceKind): Type<unknown> {
       const events = await this.watches.open(kind, from, selector, abort.signal);
       reply.hijack();
       reply.raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      // Send the headers now: the client's request completes on them, before any event.
+      reply.raw.flushHeaders();
       try {
         for await (const event of events) reply.raw.write(`${JSON.stringify(event)}\n`);
       } finally {

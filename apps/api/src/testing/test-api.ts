@@ -19,7 +19,11 @@ export interface TestApi {
   operator: ApiClient;
   operatorToken: string;
   /** An identity with the given roles and a token for it. */
-  identity(name: string, roles: Role[], type?: 'human' | 'service'): Promise<{ token: string; client: ApiClient }>;
+  identity(
+    name: string,
+    roles: Role[],
+    type?: 'human' | 'service',
+  ): Promise<{ token: string; client: ApiClient }>;
   /** Raw HTTP against the API (for malformed input, headers, status codes). */
   fetch(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
   close(): Promise<void>;

@@ -16,7 +16,14 @@ describe('diffJson', () => {
         { op: 'remove', path: '/rules/1', from: { id: 'y' } },
       ],
     ],
-    [[1], [1, 2, 3], [{ op: 'add', path: '/1', value: 2 }, { op: 'add', path: '/2', value: 3 }]],
+    [
+      [1],
+      [1, 2, 3],
+      [
+        { op: 'add', path: '/1', value: 2 },
+        { op: 'add', path: '/2', value: 3 },
+      ],
+    ],
     [{ a: [1] }, { a: { 0: 1 } }, [{ op: 'replace', path: '/a', from: [1], value: { 0: 1 } }]],
     [1, 2, [{ op: 'replace', path: '', from: 1, value: 2 }]],
   ])('%j → %j', (before, after, expected) => {

@@ -1,0 +1,177 @@
+import type { GatewayBundle } from '@toolgate/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, type TestApi } from '../testing/test-api.ts';
+
+let api: TestApi;
+let gatewayToken: string;
+const BUNDLE = '/apis/toolgate.dev/v1/gateways/edge-a/bundle';
+
+const policy = (name: string, env: string, priority: number, rules: unknown[] = []) => ({
+  apiVersion: 'toolgate.dev/v1' as const,
+  kind: 'MediationPolicy' as const,
+  metadata: { name },
+  spec: { selector: { matchLabels: { env } }, priority, rules } as never,
+});
+const gateway = (name: string, identity: string, labels: Record<string, string>) => ({
+  apiVersion: 'toolgate.dev/v1' as const,
+  kind: 'Gateway' as const,
+  metadata: { name, labels },
+  spec: { identity },
+});
+
+beforeAll(async () => {
+  api = await startTestApi();
+  gatewayToken = (await api.identity('gw-a', ['gateway'])).token;
+  await api.identity('agent-alice', ['agent'], 'human');
+  await api.operator.call('gateways.create', { body: gateway('edge-a', 'gw-a', { env: 'prod' }) });
+  await api.operator.call('mediationPolicies.create', { body: policy('b-prod', 'prod', 10) });
+  await api.operator.call('mediationPolicies.create', { body: policy('a-prod', 'prod', 10) });
+  await api.operator.call('mediationPolicies.create', { body: policy('z-urgent', 'prod', 100) });
+  await api.operator.call('mediationPolicies.create', { body: policy('dev-only', 'dev', 1000) });
+});
+afterAll(() => api.close());
+
+async function getBundle(etag?: string, wait?: number) {
+  return api.fetch(`${BUNDLE}${wait !== undefined ? `?wait=${wait}` : ''}`, {
+    token: gatewayToken,
+    headers: etag ? { 'if-none-match': `"${etag}"` } : {},
+  });
+}
+
+describe('gateway bundle', () => {
+  it('holds the policies the gateway labels select, in merged order, and no secrets', async () => {
+    const response = await getBundle();
+    expect(response.status).toBe(200);
+    const bundle = (await response.json()) as GatewayBundle;
+    expect(bundle.policies.map((p) => p.name)).toEqual(['z-urgent', 'a-prod', 'b-prod']);
+    expect(bundle.identities).toEqual([{ name: 'agent-alice', type: 'human', roles: ['agent'] }]);
+    expect(bundle.contracts).toHaveLength(6);
+    expect(bundle.profiles.map((p) => p.surface).sort()).toEqual([
+      'anthropic-messages',
+      'openai-chat',
+    ]);
+    expect(response.headers.get('etag')).toMatch(/^"sha256:[0-9a-f]{64}"$/);
+    expect(JSON.stringify(bundle)).not.toMatch(/tg_[A-Za-z0-9_-]{20}|tokenHash|token_hash/);
+  });
+
+  it('answers 304 for the ETag the gateway holds, and after a quiet long-poll', async () => {
+    const etag = (await getBundle()).headers.get('etag')?.replaceAll('"', '') as string;
+    expect((await getBundle(etag)).status).toBe(304);
+    const started = Date.now();
+    expect((await getBundle(etag, 1)).status).toBe(304);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+  });
+
+  it('wakes a long-polling gateway as soon as a selected policy changes', async () => {
+    const etag = (await getBundle()).headers.get('etag')?.replaceAll('"', '') as string;
+    const poll = getBundle(etag, 30);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    await api.operator.call('mediationPolicies.create', {
+      body: policy('c-prod', 'prod', 10, [{ id: 'h', action: 'hide', match: { name: 'x' } }]),
+    });
+    const response = await poll;
+    expect(response.status).toBe(200);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(response.headers.get('etag')).not.toBe(`"${etag}"`);
+    const bundle = (await response.json()) as GatewayBundle;
+    expect(bundle.policies.map((p) => p.name)).toContain('c-prod');
+  });
+
+  it('does not change for a policy the gateway does not select', async () => {
+    const etag = (await getBundle()).headers.get('etag')?.replaceAll('"', '') as string;
+    await api.operator.call('mediationPolicies.create', { body: policy('dev-2', 'dev', 1) });
+    expect((await getBundle(etag)).status).toBe(304);
+  });
+
+  it('records the gateway’s ACK/NACK in Gateway.status', async () => {
+    const status = {
+      appliedBundleETag: 'sha256:' + '0'.repeat(64),
+      conditions: [
+        {
+          type: 'Synced',
+          status: 'False',
+          reason: 'BundleRejected',
+          message: 'policies[0].spec.rules[1].match.name: must not be empty',
+          lastTransitionTime: new Date().toISOString(),
+        },
+      ],
+      lastSyncTime: new Date().toISOString(),
+      spoolDepth: 3,
+      version: '0.1.0',
+    };
+    const response = await api.fetch('/apis/toolgate.dev/v1/gateways/edge-a/status', {
+      method: 'PUT',
+      token: gatewayToken,
+      body: JSON.stringify({ status }),
+    });
+    expect(response.status).toBe(200);
+    const read = await api.operator.call('gateways.get', { params: { name: 'edge-a' } });
+    expect(read.status).toMatchObject({
+      spoolDepth: 3,
+      conditions: [{ type: 'Synced', status: 'False', reason: 'BundleRejected' }],
+    });
+  });
+
+  it('refuses a Gateway whose identity lacks the gateway role', async () => {
+    const response = await api.fetch('/apis/toolgate.dev/v1/gateways', {
+      method: 'POST',
+      token: api.operatorToken,
+      body: JSON.stringify(gateway('edge-x', 'agent-alice', {})),
+    });
+    expect(response.status).toBe(422);
+    expect((await response.json()).details.causes[0].field).toBe('spec.identity');
+  });
+});
+
+describe('watch', () => {
+  it('streams changes after a resourceVersion', async () => {
+    const list = await api.operator.call('mediationPolicies.list', {});
+    const controller = new AbortController();
+    const response = await api.fetch(
+      `/apis/toolgate.dev/v1/mediationpolicies?watch=true&resourceVersion=${list.metadata.resourceVersion}`,
+      { token: api.operatorToken, signal: controller.signal },
+    );
+    expect(response.status).toBe(200);
+    const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+    await api.operator.call('mediationPolicies.create', { body: policy('watched', 'qa', 1) });
+    await api.operator.call('mediationPolicies.delete', { params: { name: 'watched' } });
+    const events: Array<{ type: string; object: { metadata: { name: string } } }> = [];
+    let buffer = '';
+    while (events.length < 2) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += new TextDecoder().decode(value);
+      const lines = buffer.split('\n');
+      buffer = lines.pop() ?? '';
+      for (const line of lines) if (line) events.push(JSON.parse(line));
+    }
+    controller.abort();
+    expect(events.map((e) => [e.type, e.object.metadata.name])).toEqual([
+      ['ADDED', 'watched'],
+      ['DELETED', 'watched'],
+    ]);
+  });
+});
+
+describe('watch history', () => {
+  let small: TestApi;
+  beforeAll(async () => {
+    small = await startTestApi({ WATCH_HISTORY: '100' });
+    for (let i = 0; i < 110; i++) {
+      await small.operator.call('mediationPolicies.create', { body: policy(`p-${i}`, 'x', 1) });
+    }
+  });
+  afterAll(() => small.close());
+
+  it('answers 410 Gone for a resourceVersion older than the kept history', async () => {
+    const response = await small.fetch(
+      '/apis/toolgate.dev/v1/mediationpolicies?watch=true&resourceVersion=1',
+      {
+        token: small.operatorToken,
+      },
+    );
+    expect(response.status).toBe(410);
+    expect(await response.json()).toMatchObject({ kind: 'Status', reason: 'Gone' });
+  });
+});

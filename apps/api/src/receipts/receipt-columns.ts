@@ -1,0 +1,90 @@
+import type { Receipt } from '@toolgate/core';
+
+export type ReceiptOutcome = 'ok' | 'error' | 'blocked';
+
+/**
+ * The columns of a stored receipt that queries filter and list on. They are derived from the
+ * receipt once, at ingest, so a query never has to open a receipt body; the body stays the
+ * source of truth (the chain hashes it, not these columns).
+ */
+export interface ReceiptColumns {
+  id: string;
+  gateway: string;
+  receivedAt: string;
+  surface: string;
+  model: string;
+  stream: boolean;
+  status: number;
+  outcome: ReceiptOutcome;
+  identityHuman: string | null;
+  identityService: string | null;
+  identitySession: string | null;
+  binding: string;
+  /** Agent-facing names of the request's tools and of the calls the provider made. */
+  tools: string[];
+  /** Applied rules as `policy/rule`. */
+  rules: string[];
+  /** Names of the policy revisions in the bundle. */
+  policies: string[];
+  prevHash: string | null;
+  hash: string;
+}
+
+export function receiptColumns(receipt: Receipt): ReceiptColumns {
+  return {
+    id: receipt.id,
+    gateway: receipt.gateway,
+    receivedAt: receipt.timestamps.received_at,
+    surface: receipt.surface,
+    model: receipt.model,
+    stream: receipt.stream,
+    status: receipt.outcome.status,
+    outcome: receiptOutcome(receipt),
+    identityHuman: receipt.identity.human ?? null,
+    identityService: receipt.identity.service ?? null,
+    identitySession: receipt.identity.session ?? null,
+    binding: receipt.identity.binding,
+    tools: unique([
+      ...receipt.tools.map((tool) => tool.name),
+      ...(receipt.response?.tool_calls.map((call) => call.name) ?? []),
+    ]),
+    rules: appliedRules(receipt),
+    policies: unique(receipt.bundle.policies.map((policy) => policy.name)),
+    prevHash: receipt.prev_hash,
+    hash: receipt.hash,
+  };
+}
+
+/**
+ * `blocked` wins over the status code: an auditor looking for enforcement wants every request
+ * where the policy stopped a call, whatever the provider answered.
+ */
+function receiptOutcome(receipt: Receipt): ReceiptOutcome {
+  const response = receipt.response;
+  const blocked =
+    response?.tool_calls.some((call) => call.policy_state === 'blocked') ||
+    response?.hosted_tool_events.some((event) => event.policy_state === 'blocked');
+  if (blocked) return 'blocked';
+  const { status } = receipt.outcome;
+  return status >= 200 && status < 300 ? 'ok' : 'error';
+}
+
+/**
+ * Applied (not merely observed) rules as `policy/rule`. A rule recorded without its policy
+ * belongs to the bundle's only policy when there is just one; otherwise only its id is known.
+ */
+function appliedRules(receipt: Receipt): string[] {
+  const rules = receipt.wardwright_tool_mediation?.applied_rules ?? [];
+  const policies = receipt.bundle.policies;
+  const soloPolicy = policies.length === 1 ? policies[0]?.name : undefined;
+  return unique(
+    rules.map((rule) => {
+      const policy = rule.policy ?? soloPolicy;
+      return policy === undefined ? rule.id : `${policy}/${rule.id}`;
+    }),
+  );
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}

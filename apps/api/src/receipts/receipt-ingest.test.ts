@@ -1,0 +1,240 @@
+import { type ApiClient, ApiError } from '@toolgate/contract';
+import type { Receipt } from '@toolgate/core';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, type TestApi } from '../testing/test-api.ts';
+import { chainOf, fixtureReceiptBody } from './receipt-fixtures.ts';
+import { call, registerGateway } from './receipts-testing.ts';
+
+let api: TestApi;
+let db: pg.Client;
+beforeAll(async () => {
+  api = await startTestApi();
+  db = new pg.Client({ connectionString: api.database.url });
+  await db.connect();
+});
+afterAll(async () => {
+  await db.end();
+  await api.close();
+});
+
+const gateway = (name: string) => registerGateway(api, name);
+
+function bodies(gatewayName: string, count: number, from = 0) {
+  return Array.from({ length: count }, (_, i) =>
+    fixtureReceiptBody({
+      id: `${gatewayName}-r${from + i}`,
+      gateway: gatewayName,
+      receivedAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5) + (from + i) * 1000).toISOString(),
+      tools: ['search_code', 'create_pull_request', 'read_file'],
+      calls: i % 3 === 0 ? ['create_pull_request'] : ['read_file'],
+    }),
+  );
+}
+
+async function ingest(client: ApiClient, name: string, receipts: unknown[]) {
+  const { results } = await call(client, 'receipts.ingest', {
+    params: { name },
+    body: { receipts },
+  });
+  return results;
+}
+
+async function rowCount(gatewayName: string): Promise<number> {
+  const { rows } = await db.query('SELECT count(*)::int AS n FROM receipts WHERE gateway = $1', [
+    gatewayName,
+  ]);
+  return rows[0].n;
+}
+
+async function storedChain(gatewayName: string) {
+  const { rows } = await db.query(
+    'SELECT id, seq::int AS seq, prev_hash, hash FROM receipts WHERE gateway = $1 ORDER BY seq',
+    [gatewayName],
+  );
+  return rows as Array<{ id: string; seq: number; prev_hash: string | null; hash: string }>;
+}
+
+describe('receipt ingest', () => {
+  it('stores a chain, derives the query columns and answers created per item', async () => {
+    const client = await gateway('gw-happy');
+    const chain = chainOf(bodies('gw-happy', 5));
+    const results = await ingest(client, 'gw-happy', chain);
+    expect(results).toEqual(chain.map((r) => ({ id: r.id, result: 'created' })));
+    expect(await storedChain('gw-happy')).toEqual(
+      chain.map((r, i) => ({ id: r.id, seq: i + 1, prev_hash: r.prev_hash, hash: r.hash })),
+    );
+    const { rows } = await db.query(
+      `SELECT outcome, status, tools, rules, policies, identity_human, identity_session, binding,
+              surface, model, stream, received_at
+       FROM receipts WHERE id = $1`,
+      ['gw-happy-r0'],
+    );
+    expect(rows[0]).toMatchObject({
+      outcome: 'blocked',
+      status: 200,
+      tools: ['search_code', 'create_pull_request', 'read_file'],
+      rules: ['guardrails/hide-pr-creation', 'annotate/search-read-only'],
+      policies: ['guardrails', 'annotate'],
+      identity_human: 'alice',
+      identity_session: 'session-1',
+      binding: 'verified',
+      surface: 'openai-chat',
+      model: 'gpt-4o-mini',
+      stream: false,
+    });
+    expect((rows[0].received_at as Date).toISOString()).toBe(chain[0]?.timestamps.received_at);
+    const one = await api.operator.call('receipts.get', { params: { id: 'gw-happy-r1' } });
+    expect(one).toEqual({ seq: '2', receipt: chain[1] });
+
+    // The next batch continues the chain where the stored one ends.
+    const next = chainOf(bodies('gw-happy', 2, 5), chain.at(-1)?.hash);
+    expect((await ingest(client, 'gw-happy', next)).map((r) => r.result)).toEqual([
+      'created',
+      'created',
+    ]);
+    expect((await storedChain('gw-happy')).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('treats a retried batch as duplicates and writes nothing twice', async () => {
+    const client = await gateway('gw-retry');
+    const chain = chainOf(bodies('gw-retry', 4));
+    await ingest(client, 'gw-retry', chain);
+    const retried = await ingest(client, 'gw-retry', chain);
+    expect(retried).toEqual(chain.map((r) => ({ id: r.id, result: 'duplicate' })));
+    expect(await rowCount('gw-retry')).toBe(4);
+    // An overlapping batch: the stored part is duplicate, the rest continues the chain.
+    const more = chainOf(bodies('gw-retry', 2, 4), chain.at(-1)?.hash);
+    const overlap = await ingest(client, 'gw-retry', [...chain.slice(2), ...more]);
+    expect(overlap.map((r) => r.result)).toEqual(['duplicate', 'duplicate', 'created', 'created']);
+    expect(await rowCount('gw-retry')).toBe(6);
+  });
+
+  it('rejects an id already stored with another hash as Conflict', async () => {
+    const client = await gateway('gw-conflict');
+    const [first] = chainOf(bodies('gw-conflict', 1));
+    await ingest(client, 'gw-conflict', [first]);
+    const { hash: _hash, prev_hash: _prev, ...body } = first as Receipt;
+    const altered = chainOf([{ ...body, model: 'gpt-4o' }]);
+    const [result] = await ingest(client, 'gw-conflict', altered);
+    expect(result).toMatchObject({ id: 'gw-conflict-r0', result: 'rejected', reason: 'Conflict' });
+    expect(await rowCount('gw-conflict')).toBe(1);
+  });
+
+  it('rejects a chain break and every new item after it, keeping duplicates duplicate', async () => {
+    const client = await gateway('gw-break');
+    const chain = chainOf(bodies('gw-break', 6));
+    await ingest(client, 'gw-break', chain.slice(0, 2));
+    // Item 3 is missing: r3 does not continue from r1.
+    const results = await ingest(client, 'gw-break', [
+      chain[1],
+      chain[3],
+      chain[4],
+      chain[0],
+      chain[5],
+    ]);
+    expect(results.map((r) => [r.id, r.result, r.reason])).toEqual([
+      ['gw-break-r1', 'duplicate', undefined],
+      ['gw-break-r3', 'rejected', 'ChainBroken'],
+      ['gw-break-r4', 'rejected', 'ChainBroken'],
+      ['gw-break-r0', 'duplicate', undefined],
+      ['gw-break-r5', 'rejected', 'ChainBroken'],
+    ]);
+    expect(results[1]?.message).toContain(chain[1]?.hash);
+    expect(await rowCount('gw-break')).toBe(2);
+    // Once the missing link arrives the rest follows.
+    const resent = await ingest(client, 'gw-break', chain.slice(2));
+    expect(resent.map((r) => r.result)).toEqual(['created', 'created', 'created', 'created']);
+  });
+
+  it('rejects a first receipt that points to a previous one', async () => {
+    const client = await gateway('gw-first');
+    const [orphan] = chainOf(bodies('gw-first', 1), `sha256:${'a'.repeat(64)}`);
+    const [result] = await ingest(client, 'gw-first', [orphan]);
+    expect(result).toMatchObject({ result: 'rejected', reason: 'ChainBroken' });
+    expect(result?.message).toContain('is empty');
+  });
+
+  it('rejects a receipt of another gateway, an invalid item and a wrong hash, per item', async () => {
+    const client = await gateway('gw-items');
+    const chain = chainOf(bodies('gw-items', 2));
+    const [foreign] = chainOf(bodies('gw-other', 1));
+    const invalid = { ...chain[0], id: 'gw-items-bad', timestamps: { received_at: 'yesterday' } };
+    const tampered = { ...(chain[0] as Receipt), model: 'tampered' };
+    const results = await ingest(client, 'gw-items', [
+      foreign,
+      invalid,
+      tampered,
+      chain[0],
+      chain[1],
+    ]);
+    expect(results[0]).toMatchObject({ id: 'gw-other-r0', result: 'rejected', reason: 'Invalid' });
+    expect(results[0]?.message).toMatch(/^gateway: /);
+    expect(results[1]).toMatchObject({ id: 'gw-items-bad', result: 'rejected', reason: 'Invalid' });
+    expect(results[1]?.message).toContain('timestamps.received_at');
+    expect(results[1]?.message).toContain('timestamps.completed_at');
+    expect(results[2]).toMatchObject({ result: 'rejected', reason: 'HashMismatch' });
+    expect(results.slice(3).map((r) => r.result)).toEqual(['created', 'created']);
+    expect(await rowCount('gw-items')).toBe(2);
+    expect(await rowCount('gw-other')).toBe(0);
+  });
+
+  it("refuses another gateway's token with 403 and writes nothing", async () => {
+    await gateway('gw-owner');
+    const intruder = await gateway('gw-intruder');
+    const chain = chainOf(bodies('gw-owner', 1));
+    const error = await intruder
+      .call('receipts.ingest', { params: { name: 'gw-owner' }, body: { receipts: chain } })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).httpStatus).toBe(403);
+    expect(await rowCount('gw-owner')).toBe(0);
+  });
+
+  it('validates the batch envelope', async () => {
+    const client = await gateway('gw-envelope');
+    const error = await client
+      .call('receipts.ingest', { params: { name: 'gw-envelope' }, body: { receipts: [] } })
+      .catch((e: unknown) => e);
+    expect((error as ApiError).httpStatus).toBe(422);
+    expect((error as ApiError).status.details?.causes?.[0]?.field).toBe('receipts');
+  });
+
+  it('serializes concurrent batches of one gateway: both land, the chain stays whole', async () => {
+    const client = await gateway('gw-concurrent');
+    const chain = chainOf(bodies('gw-concurrent', 60));
+    const first = chain.slice(0, 30);
+    const second = chain.slice(30);
+    // The second batch can only land after the first; a gateway resends what was rejected.
+    const outcomes = await Promise.all([
+      ingest(client, 'gw-concurrent', first),
+      ingest(client, 'gw-concurrent', second),
+      ingest(client, 'gw-concurrent', first),
+    ]);
+    const created = outcomes.flat().filter((r) => r.result === 'created').length;
+    expect(created).toBeGreaterThanOrEqual(30);
+    await ingest(client, 'gw-concurrent', first);
+    await ingest(client, 'gw-concurrent', second);
+    const stored = await storedChain('gw-concurrent');
+    expect(stored.map((r) => r.id)).toEqual(chain.map((r) => r.id));
+    expect(stored.map((r) => r.seq)).toEqual(chain.map((_, i) => i + 1));
+    const verification = await call(api.operator, 'receipts.verify', {
+      params: { name: 'gw-concurrent' },
+    });
+    expect(verification).toEqual({ gateway: 'gw-concurrent', valid: true, checked: 60 });
+  });
+
+  it('serializes concurrent batches that each continue the chain', async () => {
+    const client = await gateway('gw-race');
+    const chain = chainOf(bodies('gw-race', 40));
+    // Ten identical batches at once: exactly one stores them, the others see duplicates.
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, () => ingest(client, 'gw-race', chain)),
+    );
+    const created = outcomes.filter((results) => results.every((r) => r.result === 'created'));
+    const duplicates = outcomes.filter((results) => results.every((r) => r.result === 'duplicate'));
+    expect(created).toHaveLength(1);
+    expect(duplicates).toHaveLength(9);
+    expect(await rowCount('gw-race')).toBe(40);
+  });
+});

@@ -1,0 +1,228 @@
+import {
+  type ApiClient,
+  ApiError,
+  type ReceiptQuery,
+  type ReceiptSummary,
+} from '@toolgate/contract';
+import type { Receipt } from '@toolgate/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApi, type TestApi } from '../testing/test-api.ts';
+import { chainOf, FIXTURE_POLICIES, fixtureReceiptBody } from './receipt-fixtures.ts';
+import { type ReceiptFilter, ReceiptsRepository } from './receipts.repository.ts';
+import { call, registerGateway } from './receipts-testing.ts';
+
+let api: TestApi;
+let auditor: ApiClient;
+const stored: Receipt[] = [];
+
+const TOOL_SETS = [
+  ['search_code', 'read_file'],
+  ['create_pull_request', 'read_file'],
+  ['delete_branch', 'list_issues'],
+  ['run_tests'],
+];
+const CALLS = [[], ['read_file'], ['create_pull_request'], ['delete_branch'], ['run_tests']];
+const IDENTITIES = [
+  { human: 'alice', session: 'sess-a' },
+  { human: 'bob', session: 'sess-b' },
+  { service: 'ci-bot', session: 'sess-ci' },
+];
+const BASE = Date.UTC(2026, 2, 1);
+
+/** 3 gateways × 40 receipts over two days; every third timestamp is shared by all gateways. */
+beforeAll(async () => {
+  api = await startTestApi();
+  auditor = (await api.identity('query-auditor', ['auditor'])).client;
+  for (const policy of FIXTURE_POLICIES) {
+    await api.operator.call('mediationPolicies.create', {
+      body: {
+        apiVersion: 'toolgate.dev/v1',
+        kind: 'MediationPolicy',
+        metadata: { name: policy.name },
+        spec: policy.spec as never,
+      },
+    });
+  }
+  for (const [g, name] of ['q1', 'q2', 'q3'].entries()) {
+    const client = await registerGateway(api, name);
+    const bodies = Array.from({ length: 40 }, (_, i) => {
+      const k = i + g;
+      const shared = i % 3 === 0;
+      return fixtureReceiptBody({
+        id: `${name}-${String(i).padStart(3, '0')}`,
+        gateway: name,
+        receivedAt: new Date(BASE + i * 3_600_000 + (shared ? 0 : g * 1000)).toISOString(),
+        tools: TOOL_SETS[k % TOOL_SETS.length] as string[],
+        calls: CALLS[k % CALLS.length] as string[],
+        identity: IDENTITIES[k % IDENTITIES.length] as { human?: string; service?: string },
+        status: k % 7 === 0 ? 502 : 200,
+      });
+    });
+    const chain = chainOf(bodies);
+    await client.call('receipts.ingest', { params: { name }, body: { receipts: chain } });
+    stored.push(...chain);
+  }
+});
+afterAll(() => api.close());
+
+/** Newest first, ties by id descending: the order the API promises. */
+function newestFirst(receipts: Receipt[]): string[] {
+  return [...receipts]
+    .sort((a, b) => {
+      const t = Date.parse(b.timestamps.received_at) - Date.parse(a.timestamps.received_at);
+      return t !== 0 ? t : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+    })
+    .map((r) => r.id);
+}
+
+/** Every page of a query, following `continue` tokens. */
+async function allPages(query: ReceiptQuery, limit = 7): Promise<ReceiptSummary[]> {
+  const items: ReceiptSummary[] = [];
+  let token: string | undefined;
+  for (let page = 0; page < 100; page++) {
+    const result = await call(auditor, 'receipts.list', {
+      query: { ...query, limit, ...(token ? { continue: token } : {}) },
+    });
+    items.push(...result.items);
+    token = result.metadata.continue;
+    if (!token) return items;
+    expect(result.items).toHaveLength(limit);
+  }
+  throw new Error('too many pages');
+}
+
+const toolNames = (r: Receipt) => [
+  ...r.tools.map((t) => t.name),
+  ...(r.response?.tool_calls.map((c) => c.name) ?? []),
+];
+const blocked = (r: Receipt) => r.response?.tool_calls.some((c) => c.policy_state === 'blocked');
+
+describe('receipt queries', () => {
+  it('pages through everything newest first, without duplicates or omissions', async () => {
+    const items = await allPages({}, 7);
+    expect(items.map((i) => i.id)).toEqual(newestFirst(stored));
+    expect(new Set(items.map((i) => i.id)).size).toBe(stored.length);
+  });
+
+  it('returns summaries with the derived columns', async () => {
+    const { items } = await call(auditor, 'receipts.list', { query: { gateway: 'q1', limit: 1 } });
+    const receipt = stored.find((r) => r.id === 'q1-039') as Receipt;
+    expect(items[0]).toEqual({
+      id: 'q1-039',
+      gateway: 'q1',
+      seq: '40',
+      receivedAt: receipt.timestamps.received_at,
+      surface: 'openai-chat',
+      model: 'gpt-4o-mini',
+      stream: false,
+      status: 200,
+      outcome: 'ok',
+      identity: { human: 'alice', service: null, session: 'sess-a', binding: 'verified' },
+      tools: ['run_tests'],
+      rules: [],
+      policies: ['guardrails', 'annotate'],
+      hash: receipt.hash,
+    });
+  });
+
+  const cases: Array<[string, ReceiptQuery, (r: Receipt) => boolean]> = [
+    ['gateway', { gateway: 'q2' }, (r) => r.gateway === 'q2'],
+    ['tool (request side)', { tool: 'list_issues' }, (r) => toolNames(r).includes('list_issues')],
+    ['tool (response side)', { tool: 'run_tests' }, (r) => toolNames(r).includes('run_tests')],
+    [
+      'rule policy/rule',
+      { rule: 'guardrails/hide-deletes' },
+      (r) => r.tools.some((t) => t.name === 'delete_branch'),
+    ],
+    [
+      'rule by bare id',
+      { rule: 'hide-pr-creation' },
+      (r) => r.tools.some((t) => t.name === 'create_pull_request'),
+    ],
+    ['rule of an unknown policy', { rule: 'nobody/hide-deletes' }, () => false],
+    ['policy', { policy: 'annotate' }, (r) => r.bundle.policies.some((p) => p.name === 'annotate')],
+    ['identity (human)', { identity: 'bob' }, (r) => r.identity.human === 'bob'],
+    ['identity (service)', { identity: 'ci-bot' }, (r) => r.identity.service === 'ci-bot'],
+    ['identity (session)', { identity: 'sess-a' }, (r) => r.identity.session === 'sess-a'],
+    ['outcome blocked', { outcome: 'blocked' }, (r) => Boolean(blocked(r))],
+    [
+      'outcome error',
+      { outcome: 'error' },
+      (r) => !blocked(r) && (r.outcome.status < 200 || r.outcome.status > 299),
+    ],
+    [
+      'outcome ok',
+      { outcome: 'ok' },
+      (r) => !blocked(r) && r.outcome.status >= 200 && r.outcome.status < 300,
+    ],
+    [
+      'time window (since inclusive, until exclusive)',
+      { since: new Date(BASE + 10 * 3_600_000).toISOString(), until: '2026-03-02T06:00:00+00:00' },
+      (r) => {
+        const t = Date.parse(r.timestamps.received_at);
+        return t >= BASE + 10 * 3_600_000 && t < Date.parse('2026-03-02T06:00:00Z');
+      },
+    ],
+    [
+      'filters combined',
+      { gateway: 'q3', tool: 'read_file', identity: 'alice' },
+      (r) =>
+        r.gateway === 'q3' && toolNames(r).includes('read_file') && r.identity.human === 'alice',
+    ],
+  ];
+
+  it.each(cases)('filters by %s, across pages', async (_name, query, predicate) => {
+    const expected = newestFirst(stored.filter(predicate));
+    const items = await allPages(query, 4);
+    expect(items.map((i) => i.id)).toEqual(expected);
+    if (!('rule' in query && query.rule === 'nobody/hide-deletes')) {
+      expect(expected.length).toBeGreaterThan(4);
+    }
+  });
+
+  it('gives the same pages when the recent window is too small and the GIN path takes over', async () => {
+    const repository = api.app.get(ReceiptsRepository);
+    for (const [, query, predicate] of cases) {
+      const filter = {
+        ...query,
+        ...(query.rule?.includes('/') ? { qualifiedRule: query.rule } : {}),
+        ...(query.rule && !query.rule.includes('/') ? { ruleId: query.rule } : {}),
+      } as ReceiptFilter;
+      const expected = newestFirst(stored.filter(predicate));
+      const rows = await repository.list(filter, 5, 3);
+      expect(rows.map((r) => r.id)).toEqual(expected.slice(0, 5));
+      const last = rows.at(-1);
+      if (!last) continue;
+      const before = { receivedAt: last.receivedAt.toISOString(), id: last.id };
+      const next = await repository.list({ ...filter, before }, 5, 3);
+      expect(next.map((r) => r.id)).toEqual(expected.slice(5, 10));
+    }
+  });
+
+  it('rejects a continue token it did not issue with 400', async () => {
+    for (const token of ['garbage', Buffer.from('{"t":"x","id":1}').toString('base64url')]) {
+      const error = await auditor
+        .call('receipts.list', { query: { continue: token } })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).httpStatus).toBe(400);
+    }
+  });
+
+  it('rejects unknown query parameters and bad values with 400', async () => {
+    const response = await api.fetch('/apis/toolgate.dev/v1/receipts?outcome=maybe', {
+      token: api.operatorToken,
+    });
+    expect(response.status).toBe(400);
+  });
+
+  it('answers 404 for an unknown receipt and 403 for a gateway token', async () => {
+    const missing = await auditor
+      .call('receipts.get', { params: { id: 'nope' } })
+      .catch((e: unknown) => e);
+    expect((missing as ApiError).httpStatus).toBe(404);
+    const { client } = await api.identity('query-gateway', ['gateway']);
+    const forbidden = await client.call('receipts.list', {}).catch((e: unknown) => e);
+    expect((forbidden as ApiError).httpStatus).toBe(403);
+  });
+});

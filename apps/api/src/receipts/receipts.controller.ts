@@ -1,0 +1,41 @@
+import { Body, Controller, Inject, Param, Query } from '@nestjs/common';
+import { NameParams, type ReceiptQuery, ROUTES } from '@toolgate/contract';
+import type { z } from 'zod';
+import { Route } from '../common/route.decorator.ts';
+import { ChainVerifyService } from './chain-verify.service.ts';
+import { ReceiptIngestService } from './receipt-ingest.service.ts';
+import { ReceiptQueryService } from './receipt-query.service.ts';
+
+type IdParams = z.infer<NonNullable<(typeof ROUTES)['receipts.get']['params']>>;
+
+@Controller()
+export class ReceiptsController {
+  constructor(
+    @Inject(ReceiptIngestService) private readonly ingestion: ReceiptIngestService,
+    @Inject(ReceiptQueryService) private readonly queries: ReceiptQueryService,
+    @Inject(ChainVerifyService) private readonly chains: ChainVerifyService,
+  ) {}
+
+  @Route('receipts.ingest')
+  async ingest(
+    @Param({ schema: NameParams }) params: z.infer<typeof NameParams>,
+    @Body({ schema: ROUTES['receipts.ingest'].body }) body: { receipts: unknown[] },
+  ) {
+    return { results: await this.ingestion.ingest(params.name, body.receipts) };
+  }
+
+  @Route('receipts.list')
+  list(@Query({ schema: ROUTES['receipts.list'].query }) query: ReceiptQuery) {
+    return this.queries.list(query);
+  }
+
+  @Route('receipts.get')
+  get(@Param({ schema: ROUTES['receipts.get'].params }) params: IdParams) {
+    return this.queries.get(params.id);
+  }
+
+  @Route('receipts.verify')
+  verify(@Param({ schema: NameParams }) params: z.infer<typeof NameParams>) {
+    return this.chains.verify(params.name);
+  }
+}
