@@ -23,36 +23,33 @@ export interface AppConfig {
 /** Configuration every module may inject: the database URL, the parsed Env, the logger. */
 @Global()
 @Module({})
-class ConfigModule {
-  static register(config: AppConfig): DynamicModule {
-    const providers = [
-      { provide: DATABASE_URL, useValue: config.databaseUrl },
-      { provide: API_ENV, useValue: config.env },
-      { provide: LOGGER, useValue: config.log },
-    ];
-    return { module: ConfigModule, providers, exports: providers };
-  }
-}
+class ConfigModule {}
 
 @Module({})
-export class AppModule {
-  static register(config: AppConfig): DynamicModule {
-    return {
-      module: AppModule,
-      imports: [
-        ConfigModule.register(config),
-        DatabaseModule,
-        ResourcesModule,
-        AuthModule,
-        AuditModule,
-        MediationPoliciesModule,
-        IdentitiesModule,
-        CapabilityContractsModule,
-        ProviderProfilesModule,
-        GatewaysModule,
-        ReceiptsModule,
-        SystemModule,
-      ],
-    };
-  }
+class AppModule {}
+
+/** The application module for one configuration. */
+export function appModule(config: AppConfig): DynamicModule {
+  const configProviders = [
+    { provide: DATABASE_URL, useValue: config.databaseUrl },
+    { provide: API_ENV, useValue: config.env },
+    { provide: LOGGER, useValue: config.log },
+  ];
+  return {
+    module: AppModule,
+    imports: [
+      { module: ConfigModule, providers: configProviders, exports: configProviders },
+      DatabaseModule,
+      ResourcesModule,
+      AuthModule,
+      AuditModule,
+      MediationPoliciesModule,
+      IdentitiesModule,
+      CapabilityContractsModule,
+      ProviderProfilesModule,
+      GatewaysModule,
+      ReceiptsModule,
+      SystemModule,
+    ],
+  };
 }

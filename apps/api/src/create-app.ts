@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { type AppConfig, AppModule } from './app.module.ts';
+import { type AppConfig, appModule } from './app.module.ts';
 import { recordRoutes } from './common/route-registry.ts';
 import { SchemaValidationPipe } from './common/schema-validation.pipe.ts';
 import { StatusFilter, toStatus } from './common/status.filter.ts';
@@ -36,14 +36,10 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
       void reply.status(status.code).header('content-type', 'application/json').send(status);
     },
   });
-  const app = await NestFactory.create<NestFastifyApplication>(
-    AppModule.register(config),
-    adapter,
-    {
-      logger: ['error', 'warn'],
-      abortOnError: false,
-    },
-  );
+  const app = await NestFactory.create<NestFastifyApplication>(appModule(config), adapter, {
+    logger: ['error', 'warn'],
+    abortOnError: false,
+  });
   recordRoutes(app.getHttpAdapter().getInstance());
   app.useGlobalPipes(new SchemaValidationPipe());
   app.useGlobalFilters(new StatusFilter(config.log));

@@ -14,7 +14,7 @@ export type CallInput<R extends RouteDef> = {
   headers?: Record<string, string>;
   signal?: AbortSignal;
 };
-export type CallOutput<R extends RouteDef> = OutputOf<R['response']>;
+export type CallOutput<R extends RouteDef> = OutputOf<NonNullable<R['response']>>;
 
 /** A failed call: the API's `Status`, or one made up for transport failures. */
 export class ApiError extends Error {

@@ -31,7 +31,10 @@ export class TokenRepository {
   }
 
   /** The identity a live (not revoked, not expired) token belongs to. */
-  async findLive(tokenHash: string, now: Date): Promise<{ id: string; identityName: string } | undefined> {
+  async findLive(
+    tokenHash: string,
+    now: Date,
+  ): Promise<{ id: string; identityName: string } | undefined> {
     const row = await this.prisma.client.apiToken.findUnique({ where: { tokenHash } });
     if (!row || row.revokedAt || (row.expiresAt && row.expiresAt <= now)) return undefined;
     return { id: row.id, identityName: row.identityName };
@@ -64,7 +67,9 @@ export class TokenRepository {
 
   /** Best effort, outside any transaction: a lost update of lastUsedAt harms nobody. */
   async touch(id: string, at: Date): Promise<void> {
-    await this.prisma.client.apiToken.update({ where: { id }, data: { lastUsedAt: at } }).catch(() => undefined);
+    await this.prisma.client.apiToken
+      .update({ where: { id }, data: { lastUsedAt: at } })
+      .catch(() => undefined);
   }
 }
 

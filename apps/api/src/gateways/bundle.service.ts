@@ -13,7 +13,13 @@ import { ResourceRepository } from '../resources/resource.repository.ts';
 import { ResourceStore } from '../resources/resource-store.service.ts';
 
 /** Kinds whose changes can change some gateway's bundle. */
-const BUNDLE_KINDS = new Set(['MediationPolicy', 'Identity', 'CapabilityContract', 'ProviderProfile', 'Gateway']);
+const BUNDLE_KINDS = new Set([
+  'MediationPolicy',
+  'Identity',
+  'CapabilityContract',
+  'ProviderProfile',
+  'Gateway',
+]);
 
 export interface VersionedBundle {
   bundle: GatewayBundle;
@@ -74,9 +80,15 @@ export class BundleService {
    * The bundle once its ETag differs from `knownEtag`, or undefined after `waitSeconds` without
    * a change (HTTP 304). Woken by any committed change of a bundle kind, on any replica.
    */
-  async next(gatewayName: string, knownEtag: string | undefined, waitSeconds: number, signal: AbortSignal) {
+  async next(
+    gatewayName: string,
+    knownEtag: string | undefined,
+    waitSeconds: number,
+    signal: AbortSignal,
+  ) {
     let latest = await this.current(gatewayName);
-    if (latest.etag !== knownEtag || waitSeconds === 0) return latest.etag === knownEtag ? undefined : latest;
+    if (latest.etag !== knownEtag || waitSeconds === 0)
+      return latest.etag === knownEtag ? undefined : latest;
     const deadline = Date.now() + waitSeconds * 1000;
     let dirty = false;
     let wake: (() => void) | undefined;

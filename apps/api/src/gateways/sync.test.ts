@@ -1,6 +1,6 @@
 import type { GatewayBundle } from '@toolgate/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../testing/test-api.ts';
+import { readStatus, startTestApi, type TestApi } from '../testing/test-api.ts';
 
 let api: TestApi;
 let gatewayToken: string;
@@ -120,7 +120,7 @@ describe('gateway bundle', () => {
       body: JSON.stringify(gateway('edge-x', 'agent-alice', {})),
     });
     expect(response.status).toBe(422);
-    expect((await response.json()).details.causes[0].field).toBe('spec.identity');
+    expect((await readStatus(response)).details?.causes?.[0]?.field).toBe('spec.identity');
   });
 });
 
@@ -172,6 +172,6 @@ describe('watch history', () => {
       },
     );
     expect(response.status).toBe(410);
-    expect(await response.json()).toMatchObject({ kind: 'Status', reason: 'Gone' });
+    expect(await readStatus(response)).toMatchObject({ kind: 'Status', reason: 'Gone' });
   });
 });

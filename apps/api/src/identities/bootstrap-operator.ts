@@ -20,9 +20,13 @@ export class BootstrapOperator {
 
   async ensureOperator(): Promise<string | undefined> {
     const identities = await this.resources.all('Identity');
-    const hasOperator = identities.some((i) => (i.object.spec as IdentitySpec).roles.includes('operator'));
+    const hasOperator = identities.some((i) =>
+      (i.object.spec as IdentitySpec).roles.includes('operator'),
+    );
     if (hasOperator) return undefined;
-    const name = identities.some((i) => i.object.metadata.name === 'admin') ? 'toolgate-admin' : 'admin';
+    const name = identities.some((i) => i.object.metadata.name === 'admin')
+      ? 'toolgate-admin'
+      : 'admin';
     await this.store.create(
       'Identity',
       {

@@ -47,7 +47,9 @@ export class MediationPoliciesController {
   }
 
   @Route('policies.preview')
-  preview(@Body({ schema: ROUTES['policies.preview'].body }) body: PreviewInput & { spec: unknown }) {
+  preview(
+    @Body({ schema: ROUTES['policies.preview'].body }) body: PreviewInput & { spec: unknown },
+  ) {
     const { spec, ...input } = body;
     return this.previews.preview(spec, input);
   }

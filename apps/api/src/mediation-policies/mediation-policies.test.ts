@@ -1,6 +1,6 @@
 import type { ApiError } from '@toolgate/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../testing/test-api.ts';
+import { readStatus, startTestApi, type TestApi } from '../testing/test-api.ts';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -44,7 +44,7 @@ describe('policy history, diff and rollback', () => {
 
     const history = await api.operator.call('policies.revisions', { params: { name: 'hist' } });
     expect(history.items.map((r) => r.generation)).toEqual([2, 1]);
-    expect(history.items[1]?.hash).toBe(v1.status.revisionHash);
+    expect(history.items[1]?.hash).toBe((v1.status as { revisionHash?: string }).revisionHash);
     expect(history.items.every((r) => r.author === 'admin')).toBe(true);
 
     const diff = await api.operator.call('policies.diff', {
@@ -109,7 +109,7 @@ describe('preview', () => {
       body: JSON.stringify({ spec: { rules: [{ ...hidePr, match: {} }] }, request }),
     });
     expect(bad.status).toBe(422);
-    expect((await bad.json()).details.causes[0].field).toBe('spec.rules[0].match');
+    expect((await readStatus(bad)).details?.causes?.[0]?.field).toBe('spec.rules[0].match');
     const badRequest = await api.fetch('/apis/toolgate.dev/v1/mediationpolicypreviews', {
       method: 'POST',
       token: api.operatorToken,
@@ -119,7 +119,7 @@ describe('preview', () => {
       }),
     });
     expect(badRequest.status).toBe(422);
-    expect((await badRequest.json()).details.causes[0].field).toBe(
+    expect((await readStatus(badRequest)).details?.causes?.[0]?.field).toBe(
       'request.tools[0].function.name',
     );
   });

@@ -1,6 +1,11 @@
 import { Inject, Injectable, type OnModuleInit } from '@nestjs/common';
 import { type MediationPolicySpec, ValidationError } from '@toolgate/core';
-import { type Actor, type KindHooks, KindHooksRegistry, type WriteContext } from '../resources/kind-hooks.ts';
+import {
+  type Actor,
+  type KindHooks,
+  KindHooksRegistry,
+  type WriteContext,
+} from '../resources/kind-hooks.ts';
 import type { ObjectInput, StoredObject } from '../resources/stored-object.ts';
 import { PolicyRevisionsRepository } from './policy-revisions.repository.ts';
 

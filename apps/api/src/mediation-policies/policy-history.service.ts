@@ -69,7 +69,8 @@ export class PolicyHistoryService {
 
   private async revisionOf(policy: StoredObject, generation: number): Promise<PolicyRevision> {
     const revision = await this.revisions.find(policy.metadata.uid, generation);
-    if (!revision) throw new NotFoundError('PolicyRevision', `${policy.metadata.name}@${generation}`);
+    if (!revision)
+      throw new NotFoundError('PolicyRevision', `${policy.metadata.name}@${generation}`);
     return revision;
   }
 }

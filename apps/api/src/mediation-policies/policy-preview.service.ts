@@ -49,7 +49,12 @@ export class PolicyPreviewService {
     const receipt: Receipt = found.receipt;
     const originals =
       receipt.wardwright_tool_mediation?.original_tools ??
-      receipt.tools.map((t) => ({ declared_by: t.declared_by, name: t.name, type: t.type, schema_hash: t.schema_hash }));
+      receipt.tools.map((t) => ({
+        declared_by: t.declared_by,
+        name: t.name,
+        type: t.type,
+        schema_hash: t.schema_hash,
+      }));
     const stored = await this.schemas.getMany(originals.map((t) => t.schema_hash));
     const request: Record<string, unknown> & { tools: unknown[] } = {
       model: receipt.model,

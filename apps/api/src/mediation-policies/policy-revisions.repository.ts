@@ -7,7 +7,10 @@ import { PrismaService, type Tx } from '../database/prisma.service.ts';
 export class PolicyRevisionsRepository {
   constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
 
-  async insert(tx: Tx, revision: Omit<PolicyRevision, 'createdAt'> & { policyUid: string }): Promise<void> {
+  async insert(
+    tx: Tx,
+    revision: Omit<PolicyRevision, 'createdAt'> & { policyUid: string },
+  ): Promise<void> {
     await tx.policyRevision.create({
       data: {
         policyUid: revision.policyUid,

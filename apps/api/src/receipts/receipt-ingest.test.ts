@@ -3,7 +3,9 @@ import type { Receipt } from '@toolgate/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
+import { receiptColumns } from './receipt-columns.ts';
 import { chainOf, fixtureReceiptBody } from './receipt-fixtures.ts';
+import { ReceiptIdTakenError, ReceiptsRepository } from './receipts.repository.ts';
 import { call, registerGateway } from './receipts-testing.ts';
 
 let api: TestApi;
@@ -189,6 +191,25 @@ describe('receipt ingest', () => {
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).httpStatus).toBe(403);
     expect(await rowCount('gw-owner')).toBe(0);
+  });
+
+  it('rolls back a batch whose id another gateway stored concurrently', async () => {
+    const client = await gateway('gw-taken');
+    const [stored] = chainOf(bodies('gw-taken', 1));
+    await ingest(client, 'gw-taken', [stored]);
+    // What a race with another gateway's batch leaves: the id check passed, the insert fails.
+    const repository = api.app.get(ReceiptsRepository);
+    const [row] = chainOf(bodies('gw-taken', 1, 1), stored?.hash);
+    const attempt = repository.appendToChain('gw-racer', [], () => ({
+      rows: [
+        { ...receiptColumns(row as Receipt), id: 'gw-taken-r1', seq: 1n, body: '{}' },
+        { ...receiptColumns(stored as Receipt), gateway: 'gw-racer', seq: 2n, body: '{}' },
+      ],
+      result: undefined,
+    }));
+    await expect(attempt).rejects.toBeInstanceOf(ReceiptIdTakenError);
+    expect(await rowCount('gw-racer')).toBe(0);
+    expect(await rowCount('gw-taken')).toBe(1);
   });
 
   it('validates the batch envelope', async () => {

@@ -119,7 +119,9 @@ export function createResourceController(kind: ResourceKind): Type<unknown> {
     /** Newline-delimited JSON watch events until the client leaves or the timeout passes. */
     private async watch(query: ListQueryValue, reply: FastifyReply) {
       const selector = query.labelSelector ? parseLabelSelector(query.labelSelector) : {};
-      const from = BigInt(query.resourceVersion ?? (await this.store.list(kind, { limit: 1 })).resourceVersion);
+      const from = BigInt(
+        query.resourceVersion ?? (await this.store.list(kind, { limit: 1 })).resourceVersion,
+      );
       const abort = new AbortController();
       const timeout = setTimeout(() => abort.abort(), (query.timeoutSeconds ?? 1800) * 1000);
       reply.raw.on('close', () => abort.abort());
@@ -139,4 +141,3 @@ export function createResourceController(kind: ResourceKind): Type<unknown> {
   Object.defineProperty(ResourceController, 'name', { value: `${kind}Controller` });
   return ResourceController;
 }
-

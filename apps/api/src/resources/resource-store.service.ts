@@ -61,11 +61,17 @@ export class ResourceStore {
     kind: string,
     query: { labelSelector?: string; limit?: number; continue?: string },
   ): Promise<ListResult> {
-    const selector: LabelSelector = query.labelSelector ? parseLabelSelector(query.labelSelector) : {};
+    const selector: LabelSelector = query.labelSelector
+      ? parseLabelSelector(query.labelSelector)
+      : {};
     const limit = query.limit ?? 500;
     const resourceVersion = (await this.repo.currentResourceVersion()).toString();
     const afterName = query.continue === undefined ? undefined : decodeContinue(query.continue);
-    const records = await this.repo.list(kind, { selector, limit, ...(afterName ? { afterName } : {}) });
+    const records = await this.repo.list(kind, {
+      selector,
+      limit,
+      ...(afterName ? { afterName } : {}),
+    });
     const items = records.map((r) => r.object);
     const last = items.at(-1);
     return {
@@ -119,7 +125,9 @@ export class ResourceStore {
     verb = 'update',
   ): Promise<StoredObject> {
     if (input.metadata.name !== name) {
-      throw new BadRequestError(`metadata.name "${input.metadata.name}" does not match the URL ("${name}")`);
+      throw new BadRequestError(
+        `metadata.name "${input.metadata.name}" does not match the URL ("${name}")`,
+      );
     }
     return this.write(dryRun, async (tx) => {
       const hooks = this.hooks.get(kind);
@@ -211,10 +219,18 @@ export class ResourceStore {
     }
   }
 
-  private async lockForWrite(tx: Tx, kind: string, name: string, expectedVersion: string | undefined) {
+  private async lockForWrite(
+    tx: Tx,
+    kind: string,
+    name: string,
+    expectedVersion: string | undefined,
+  ) {
     const current = await this.repo.lock(tx, kind, name);
     if (!current) throw new NotFoundError(kind, name);
-    if (expectedVersion !== undefined && expectedVersion !== current.object.metadata.resourceVersion) {
+    if (
+      expectedVersion !== undefined &&
+      expectedVersion !== current.object.metadata.resourceVersion
+    ) {
       throw new ConflictError(kind, name);
     }
     return current;
@@ -275,7 +291,9 @@ function encodeContinue(name: string): string {
 
 function decodeContinue(token: string): string {
   try {
-    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { after?: unknown };
+    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as {
+      after?: unknown;
+    };
     if (typeof parsed.after === 'string') return parsed.after;
   } catch {
     // fall through

@@ -37,7 +37,11 @@ export interface ResourceEventRecord {
 export class ResourceRepository {
   constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
 
-  async find(kind: string, name: string, tx: Tx = this.prisma.client): Promise<ResourceRecord | undefined> {
+  async find(
+    kind: string,
+    name: string,
+    tx: Tx = this.prisma.client,
+  ): Promise<ResourceRecord | undefined> {
     const row = await tx.resource.findUnique({ where: { kind_name: { kind, name } } });
     return row ? toRecord(row) : undefined;
   }
@@ -124,7 +128,11 @@ export class ResourceRepository {
   }
 
   /** Events of a kind after `afterVersion`, oldest first. */
-  async eventsSince(kind: string, afterVersion: bigint, limit: number): Promise<ResourceEventRecord[]> {
+  async eventsSince(
+    kind: string,
+    afterVersion: bigint,
+    limit: number,
+  ): Promise<ResourceEventRecord[]> {
     const rows = await this.prisma.client.resourceEvent.findMany({
       where: { kind, resourceVersion: { gt: afterVersion } },
       orderBy: { resourceVersion: 'asc' },
@@ -199,7 +207,9 @@ function selectorSql(selector: LabelSelector): Prisma.Sql {
         parts.push(Prisma.sql`(labels ->> ${req.key}) = ANY(${values}::text[])`);
         break;
       case 'NotIn':
-        parts.push(Prisma.sql`NOT coalesce((labels ->> ${req.key}) = ANY(${values}::text[]), false)`);
+        parts.push(
+          Prisma.sql`NOT coalesce((labels ->> ${req.key}) = ANY(${values}::text[]), false)`,
+        );
         break;
       case 'Exists':
         parts.push(Prisma.sql`jsonb_exists(labels, ${req.key})`);

@@ -1,6 +1,6 @@
 import { ApiError } from '@toolgate/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApi, type TestApi } from '../testing/test-api.ts';
+import { readStatus, startTestApi, type TestApi } from '../testing/test-api.ts';
 
 let api: TestApi;
 beforeAll(async () => {
@@ -95,11 +95,9 @@ describe('Kubernetes object semantics', () => {
       ),
     });
     expect(response.status).toBe(422);
-    const status = await response.json();
+    const status = await readStatus(response);
     expect(status).toMatchObject({ kind: 'Status', reason: 'Invalid' });
-    expect(status.details.causes.map((c: { field: string }) => c.field)).toContain(
-      'spec.rules[2].match.name',
-    );
+    expect(status.details?.causes?.map((c) => c.field)).toContain('spec.rules[2].match.name');
     const missing = await api.fetch('/apis/toolgate.dev/v1/mediationpolicies/p-bad', {
       token: api.operatorToken,
     });
@@ -113,7 +111,7 @@ describe('Kubernetes object semantics', () => {
       body: JSON.stringify(policy('p-dry')),
     });
     expect(response.status).toBe(201);
-    expect((await response.json()).metadata.name).toBe('p-dry');
+    expect(((await response.json()) as { metadata: { name: string } }).metadata.name).toBe('p-dry');
     const missing = await api.fetch('/apis/toolgate.dev/v1/mediationpolicies/p-dry', {
       token: api.operatorToken,
     });

@@ -68,7 +68,11 @@ export class WatchService {
         if (!woken && !signal.aborted) {
           yield {
             type: 'BOOKMARK',
-            object: { apiVersion: API_VERSION, kind, metadata: { resourceVersion: last.toString() } },
+            object: {
+              apiVersion: API_VERSION,
+              kind,
+              metadata: { resourceVersion: last.toString() },
+            },
           };
         }
       }

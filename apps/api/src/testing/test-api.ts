@@ -1,5 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
-import { type ApiClient, createClient } from '@toolgate/contract';
+import { type ApiClient, createClient, type Status } from '@toolgate/contract';
 import type { Role } from '@toolgate/core';
 import { createTestDatabase, type TestDatabase } from '@toolgate/db/testing';
 import pino from 'pino';
@@ -72,4 +72,9 @@ export async function startTestApi(envOverrides: Record<string, string> = {}): P
       await database.drop();
     },
   };
+}
+
+/** The Kubernetes Status of an error response. */
+export async function readStatus(response: Response): Promise<Status> {
+  return (await response.json()) as Status;
 }
