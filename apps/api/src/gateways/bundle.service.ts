@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { GatewayBundle } from '@toolgate/contract';
 import {
   type CapabilityContractSpec,
@@ -9,8 +9,8 @@ import {
   type ProviderProfileSpec,
 } from '@toolgate/core';
 import { ChangeNotifier } from '../database/change-notifier.ts';
-import { ResourceRepository } from '../resources/resource.repository.ts';
-import { ResourceStore } from '../resources/resource-store.service.ts';
+import { NotFoundError } from '@toolgate/core';
+import { type ResourceRecord, ResourceRepository } from '../resources/resource.repository.ts';
 
 /** Kinds whose changes can change some gateway's bundle. */
 const BUNDLE_KINDS = new Set([
@@ -26,27 +26,48 @@ export interface VersionedBundle {
   etag: string;
 }
 
+/** Everything bundles are made of, loaded once per change and shared by every gateway. */
+interface Snapshot {
+  gateways: Map<string, ResourceRecord>;
+  policies: ResourceRecord[];
+  identities: ResourceRecord[];
+  contracts: ResourceRecord[];
+  profiles: ResourceRecord[];
+}
+
 /**
  * Builds a gateway's bundle (the policies its labels select, in merged order; agent identities,
  * no secrets; contracts; profiles) and long-polls for a new one. The ETag is the canonical hash
  * of the bundle, so it changes exactly when the content does, on every API replica alike.
  */
 @Injectable()
-export class BundleService {
+export class BundleService implements OnModuleInit, OnModuleDestroy {
+  /** Bumped by every committed change of a bundle kind; a snapshot is valid for one version. */
+  private version = 0;
+  private cached: { version: number; snapshot: Promise<Snapshot> } | undefined;
+  private unsubscribe: (() => void) | undefined;
+
   constructor(
-    @Inject(ResourceStore) private readonly store: ResourceStore,
     @Inject(ResourceRepository) private readonly resources: ResourceRepository,
     @Inject(ChangeNotifier) private readonly notifier: ChangeNotifier,
   ) {}
 
+  onModuleInit(): void {
+    // Registered before any long-poll listens, so a woken poll always sees the new version.
+    this.unsubscribe = this.notifier.subscribe((change) => {
+      if (!change || BUNDLE_KINDS.has(change.kind)) this.version++;
+    });
+  }
+
+  onModuleDestroy(): void {
+    this.unsubscribe?.();
+  }
+
   async current(gatewayName: string): Promise<VersionedBundle> {
-    const gateway = await this.store.get('Gateway', gatewayName);
-    const [policies, identities, contracts, profiles] = await Promise.all([
-      this.resources.all('MediationPolicy'),
-      this.resources.all('Identity'),
-      this.resources.all('CapabilityContract'),
-      this.resources.all('ProviderProfile'),
-    ]);
+    const snapshot = await this.snapshot();
+    const gateway = snapshot.gateways.get(gatewayName)?.object;
+    if (!gateway) throw new NotFoundError('Gateway', gatewayName);
+    const { policies, identities, contracts, profiles } = snapshot;
     const labels = gateway.metadata.labels;
     const selected = policies
       .map((p) => ({ record: p, spec: p.object.spec as MediationPolicySpec }))
@@ -74,6 +95,36 @@ export class BundleService {
       profiles: profiles.map((p) => p.object.spec as ProviderProfileSpec),
     };
     return { bundle, etag: hashCanonical(bundle) };
+  }
+
+  /**
+   * One load per change, shared by every gateway that asks (100 woken long-polls cost one set
+   * of queries). A load started before a change is never reused after it.
+   */
+  private snapshot(): Promise<Snapshot> {
+    if (this.cached?.version === this.version) return this.cached.snapshot;
+    const version = this.version;
+    const snapshot = (async () => {
+      const [gateways, policies, identities, contracts, profiles] = await Promise.all([
+        this.resources.all('Gateway'),
+        this.resources.all('MediationPolicy'),
+        this.resources.all('Identity'),
+        this.resources.all('CapabilityContract'),
+        this.resources.all('ProviderProfile'),
+      ]);
+      return {
+        gateways: new Map(gateways.map((g) => [g.object.metadata.name, g])),
+        policies,
+        identities,
+        contracts,
+        profiles,
+      };
+    })();
+    this.cached = { version, snapshot };
+    snapshot.catch(() => {
+      if (this.cached?.snapshot === snapshot) this.cached = undefined;
+    });
+    return snapshot;
   }
 
   /**
