@@ -6,10 +6,10 @@ import {
   type IdentitySpec,
   type MediationPolicySpec,
   matchesLabelSelector,
+  NotFoundError,
   type ProviderProfileSpec,
 } from '@toolgate/core';
 import { ChangeNotifier } from '../database/change-notifier.ts';
-import { NotFoundError } from '@toolgate/core';
 import { type ResourceRecord, ResourceRepository } from '../resources/resource.repository.ts';
 
 /** Kinds whose changes can change some gateway's bundle. */

@@ -74,6 +74,18 @@ export async function startTestApi(envOverrides: Record<string, string> = {}): P
   };
 }
 
+/** A second API process-alike on the same database (scale-out: several replicas, one PostgreSQL). */
+export async function startReplica(api: TestApi): Promise<{ url: string; close(): Promise<void> }> {
+  const env = ApiEnv.parse({ LOG_LEVEL: 'silent', PORT: '0' });
+  const app = await createApp({
+    databaseUrl: api.database.url,
+    env,
+    log: pino({ level: 'silent' }),
+  });
+  await app.listen(0, '127.0.0.1');
+  return { url: await app.getUrl(), close: () => app.close() };
+}
+
 /** The Kubernetes Status of an error response. */
 export async function readStatus(response: Response): Promise<Status> {
   return (await response.json()) as Status;
