@@ -66,7 +66,9 @@ export class ChangeNotifier implements OnModuleInit, OnModuleDestroy {
       }
     });
     client.on('error', (error) => {
-      this.log.warn({ err: error }, 'change listener lost its connection; reconnecting');
+      // 57P01: the server is shutting down (e.g. embedded PostgreSQL stopping with us).
+      const level = (error as { code?: string }).code === '57P01' ? 'info' : 'warn';
+      this.log[level]({ err: error }, 'change listener lost its connection; reconnecting');
       this.scheduleReconnect();
     });
     try {
