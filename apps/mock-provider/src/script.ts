@@ -1,0 +1,180 @@
+import { z } from 'zod';
+
+const ToolArguments = z.record(z.string(), z.unknown());
+
+/** A tool call the mock makes, whether or not the request declared that tool. */
+export const MockToolCall = z.strictObject({
+  name: z.string().min(1),
+  arguments: ToolArguments.default({}),
+});
+export type MockToolCall = z.infer<typeof MockToolCall>;
+
+/**
+ * What one request should get back. Comes from the `x-mock-script` header (JSON) and/or the
+ * last user message; the header wins field by field. The README lists every option.
+ */
+export const MockScript = z
+  .strictObject({
+    /** Reply text (default: the tool echo; with calls: none). */
+    text: z.string().optional(),
+    /** `'first'` (the first declared function tool) or any tool name. */
+    call: z.string().min(1).optional(),
+    /** Arguments for `call`; for `'first'` they default to values made from the schema. */
+    arguments: ToolArguments.optional(),
+    /** Several (parallel) tool calls. */
+    calls: z.array(MockToolCall).min(1).optional(),
+    /** A provider-hosted tool run inside the reply. */
+    hosted: z.enum(['web_search']).optional(),
+    error: z
+      .strictObject({
+        status: z.number().int().min(400).max(599),
+        message: z.string().optional(),
+        /** The provider's error type; derived from the status when absent. */
+        type: z.string().optional(),
+      })
+      .optional(),
+    /** Close the connection after this many SSE events (without any answer when not streaming). */
+    cut: z.number().int().min(0).optional(),
+    /** Never answer. */
+    hang: z.boolean().optional(),
+    latencyMs: z.number().int().min(0).max(600_000).optional(),
+    chunkDelayMs: z.number().int().min(0).max(60_000).optional(),
+  })
+  .refine((s) => !(s.call && s.calls), { message: 'use either call or calls, not both' });
+export type MockScript = z.infer<typeof MockScript>;
+
+export type ScriptResult = { ok: true; script: MockScript } | { ok: false; message: string };
+
+const MESSAGE_SCRIPT = /^mock:\s*(\{[\s\S]*\})$/;
+const CALL_FIRST = /\bcall the first tool\b/i;
+
+/** Reads a script from the last user message: `mock: {json}`, or the phrase "call the first tool". */
+export function scriptFromText(text: string): Record<string, unknown> {
+  const json = MESSAGE_SCRIPT.exec(text.trim())?.[1];
+  if (json !== undefined) {
+    const parsed: unknown = JSON.parse(json);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      throw new Error('a mock: script must be a JSON object');
+    }
+    return parsed as Record<string, unknown>;
+  }
+  return CALL_FIRST.test(text) ? { call: 'first' } : {};
+}
+
+/** Combines the message script and the header script (the header wins) and validates both. */
+export function resolveScript(header: string | undefined, messageText: string): ScriptResult {
+  let raw: Record<string, unknown>;
+  try {
+    const fromHeader: unknown = header ? JSON.parse(header) : {};
+    if (fromHeader === null || typeof fromHeader !== 'object' || Array.isArray(fromHeader)) {
+      return { ok: false, message: 'x-mock-script must be a JSON object' };
+    }
+    raw = { ...scriptFromText(messageText), ...fromHeader };
+  } catch (error) {
+    return { ok: false, message: `invalid mock script: ${(error as Error).message}` };
+  }
+  const result = MockScript.safeParse(raw);
+  return result.success
+    ? { ok: true, script: result.data }
+    : { ok: false, message: `invalid mock script: ${z.prettifyError(result.error)}` };
+}
+
+/** A tool the request declared; `parameters` only for function tools (JSON schema of the input). */
+export interface DeclaredTool {
+  name: string;
+  function: boolean;
+  parameters?: unknown;
+}
+
+export interface WebSearchResult {
+  url: string;
+  title: string;
+  encryptedContent: string;
+  pageAge: string;
+}
+
+/** What the reply contains, independent of the provider's wire format. */
+export interface ReplyPlan {
+  /** Provider-hosted web search that ran before the text; its first result is cited by the text. */
+  webSearch?: { query: string; results: WebSearchResult[] };
+  text: string;
+  toolCalls: MockToolCall[];
+}
+
+export const WEB_SEARCH_RESULTS: WebSearchResult[] = [
+  {
+    url: 'https://example.com/mock-result-1',
+    title: 'Mock result 1',
+    encryptedContent: 'bW9jay1lbmNyeXB0ZWQtY29udGVudC0x',
+    pageAge: 'April 1, 2025',
+  },
+  {
+    url: 'https://example.com/mock-result-2',
+    title: 'Mock result 2',
+    encryptedContent: 'bW9jay1lbmNyeXB0ZWQtY29udGVudC0y',
+    pageAge: 'May 2, 2025',
+  },
+];
+export const WEB_SEARCH_ANSWER = 'According to Mock result 1, the answer is 42.';
+
+/** The default reply: what the provider saw, e.g. `mock: 2 tools: a, b`. */
+export function describeTools(tools: DeclaredTool[]): string {
+  const names = tools.map((t) => t.name);
+  const count = `${names.length} tool${names.length === 1 ? '' : 's'}`;
+  return names.length ? `mock: ${count}: ${names.join(', ')}` : `mock: ${count}`;
+}
+
+/** Decides the reply for a request from its script, its declared tools and its last user text. */
+export function planReply(script: MockScript, tools: DeclaredTool[], userText: string): ReplyPlan {
+  const toolCalls = plannedCalls(script, tools);
+  const webSearch = script.hosted === 'web_search' ? searchFor(userText) : undefined;
+  const fallback = webSearch ? WEB_SEARCH_ANSWER : toolCalls.length ? '' : describeTools(tools);
+  return { ...(webSearch ? { webSearch } : {}), text: script.text ?? fallback, toolCalls };
+}
+
+function plannedCalls(script: MockScript, tools: DeclaredTool[]): MockToolCall[] {
+  if (script.calls) return script.calls;
+  if (!script.call) return [];
+  if (script.call !== 'first') return [{ name: script.call, arguments: script.arguments ?? {} }];
+  const first = tools.find((t) => t.function);
+  if (!first) return [];
+  return [
+    { name: first.name, arguments: script.arguments ?? argumentsFromSchema(first.parameters) },
+  ];
+}
+
+function searchFor(userText: string): ReplyPlan['webSearch'] {
+  return { query: userText.trim() || 'mock query', results: WEB_SEARCH_RESULTS };
+}
+
+/** Placeholder values for the required properties of a JSON schema (strings get their name). */
+export function argumentsFromSchema(schema: unknown): Record<string, unknown> {
+  const { properties = {}, required = [] } = (schema ?? {}) as {
+    properties?: Record<string, { type?: unknown; enum?: unknown[] }>;
+    required?: string[];
+  };
+  const args: Record<string, unknown> = {};
+  for (const name of required) {
+    const property = properties[name] ?? {};
+    args[name] = property.enum?.length ? property.enum[0] : placeholder(property.type, name);
+  }
+  return args;
+}
+
+function placeholder(type: unknown, name: string): unknown {
+  switch (Array.isArray(type) ? type[0] : type) {
+    case 'string':
+      return name;
+    case 'number':
+    case 'integer':
+      return 0;
+    case 'boolean':
+      return false;
+    case 'array':
+      return [];
+    case 'object':
+      return {};
+    default:
+      return null;
+  }
+}
