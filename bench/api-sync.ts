@@ -36,17 +36,27 @@ export async function runApiSyncBench(): Promise<BenchResult> {
     const fleet: Array<{ name: string; token: string; etag: string }> = [];
     for (let i = 0; i < GATEWAYS; i++) {
       const name = `gw-${i}`;
-      await store.create('Identity', { metadata: { name }, spec: { type: 'service', roles: ['gateway'] } }, SYSTEM);
+      await store.create(
+        'Identity',
+        { metadata: { name }, spec: { type: 'service', roles: ['gateway'] } },
+        SYSTEM,
+      );
       await store.create(
         'Gateway',
-        { metadata: { name, labels: { env: 'prod', zone: `z${i % 4}` } }, spec: { identity: name } },
+        {
+          metadata: { name, labels: { env: 'prod', zone: `z${i % 4}` } },
+          spec: { identity: name },
+        },
         SYSTEM,
       );
       fleet.push({ name, token: (await tokens.issue(name, {}, SYSTEM)).token, etag: '' });
     }
-    const bundleUrl = (name: string, wait: number) => `${url}/apis/toolgate.dev/v1/gateways/${name}/bundle?wait=${wait}`;
+    const bundleUrl = (name: string, wait: number) =>
+      `${url}/apis/toolgate.dev/v1/gateways/${name}/bundle?wait=${wait}`;
     for (const gw of fleet) {
-      const response = await fetch(bundleUrl(gw.name, 0), { headers: { authorization: `Bearer ${gw.token}` } });
+      const response = await fetch(bundleUrl(gw.name, 0), {
+        headers: { authorization: `Bearer ${gw.token}` },
+      });
       gw.etag = response.headers.get('etag') ?? '';
       await response.arrayBuffer();
     }
@@ -61,7 +71,8 @@ export async function runApiSyncBench(): Promise<BenchResult> {
         });
         const received = performance.now();
         await response.arrayBuffer();
-        if (response.status !== 200) throw new Error(`${gw.name}: expected a new bundle, got ${response.status}`);
+        if (response.status !== 200)
+          throw new Error(`${gw.name}: expected a new bundle, got ${response.status}`);
         gw.etag = response.headers.get('etag') ?? '';
         latencies.push(received - applyStarted);
       });
@@ -74,14 +85,19 @@ export async function runApiSyncBench(): Promise<BenchResult> {
           apiVersion: 'toolgate.dev/v1',
           kind: 'MediationPolicy',
           metadata: { name: `fleet-${round}` },
-          spec: { selector: { matchLabels: { env: 'prod' } }, rules: [{ id: 'h', action: 'hide', match: { name: `tool_${round}` } }] },
+          spec: {
+            selector: { matchLabels: { env: 'prod' } },
+            rules: [{ id: 'h', action: 'hide', match: { name: `tool_${round}` } }],
+          },
         }),
       });
-      if (apply.status !== 201) throw new Error(`apply failed: ${apply.status} ${await apply.text()}`);
+      if (apply.status !== 201)
+        throw new Error(`apply failed: ${apply.status} ${await apply.text()}`);
       await Promise.all(polls);
     }
     const sorted = [...latencies].sort((a, b) => a - b);
-    const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number;
+    const at = (q: number) =>
+      sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] as number;
     const p99 = at(0.99);
     const passed = p99 < TARGET_P99_MS;
     return {

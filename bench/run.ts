@@ -1,4 +1,5 @@
 import { runApiReceiptsBench } from './api-receipts.ts';
+import { runApiSyncBench } from './api-sync.ts';
 import { runCoreMediationBench } from './core-mediation.ts';
 import type { BenchResult } from './measure.ts';
 
@@ -6,6 +7,7 @@ import type { BenchResult } from './measure.ts';
 const benches: Array<{ name: string; run: () => BenchResult | Promise<BenchResult> }> = [
   { name: 'core-mediation', run: runCoreMediationBench },
   { name: 'api-receipts', run: runApiReceiptsBench },
+  { name: 'api-sync', run: runApiSyncBench },
 ];
 
 const only = process.argv.slice(2);

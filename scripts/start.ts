@@ -30,7 +30,10 @@ function stopAll(code: number) {
   }, 10_000);
   force.unref();
   const wait = [...children.values()].map(
-    (child) => new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve))),
+    (child) =>
+      new Promise((resolve) =>
+        child.exitCode !== null ? resolve(null) : child.once('exit', resolve),
+      ),
   );
   void Promise.all(wait).then(() => process.exit(code));
 }

@@ -27,6 +27,9 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     bodyLimit: config.env.BODY_LIMIT,
     loggerInstance: config.log,
     requestTimeout: 120_000,
+    // On close, long-lived responses have already ended (ShutdownSignal); drop the keep-alive
+    // sockets clients leave open rather than wait for them.
+    forceCloseConnections: true,
     // Fastify's default (100) is shorter than a valid object name (253).
     routerOptions: { maxParamLength: 1024 },
     // A malformed or overlong URL fails before routing: answer with a Status all the same.

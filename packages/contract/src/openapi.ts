@@ -5,18 +5,50 @@ import { Status } from './status.ts';
 
 type JsonSchema = Record<string, unknown>;
 
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
-  return z.toJSONSchema(schema, {
+/** Named schemas that converted ones refer to: they go to `components.schemas`. */
+type Defs = Record<string, JsonSchema>;
+
+/**
+ * zod puts the definitions of recursive schemas in the schema's own `$defs`, but OpenAPI resolves
+ * `#/$defs/…` against the whole document: they move to `defs`, named after where they came from.
+ */
+function jsonSchema(
+  schema: z.ZodType,
+  io: 'input' | 'output',
+  defs: Defs,
+  owner: string,
+): JsonSchema {
+  const { $defs, ...converted } = z.toJSONSchema(schema, {
     io,
     unrepresentable: 'any',
     target: 'draft-2020-12',
   }) as JsonSchema;
+  const rename = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(rename);
+    if (!value || typeof value !== 'object') return value;
+    return Object.fromEntries(
+      Object.entries(value).map(([key, v]) =>
+        key === '$ref' && typeof v === 'string' && v.startsWith('#/$defs/')
+          ? [key, `#/components/schemas/${owner}.${v.slice('#/$defs/'.length)}`]
+          : [key, rename(v)],
+      ),
+    );
+  };
+  for (const [name, def] of Object.entries(($defs ?? {}) as Defs)) {
+    defs[`${owner}.${name}`] = rename(def) as JsonSchema;
+  }
+  return rename(converted) as JsonSchema;
 }
 
 /** Query and path parameters from an object schema, one OpenAPI parameter per property. */
-function parameters(schema: z.ZodType | undefined, where: 'path' | 'query'): JsonSchema[] {
+function parameters(
+  schema: z.ZodType | undefined,
+  where: 'path' | 'query',
+  defs: Defs,
+  owner: string,
+): JsonSchema[] {
   if (!schema) return [];
-  const doc = jsonSchema(schema, 'input');
+  const doc = jsonSchema(schema, 'input', defs, `${owner}.${where}`);
   const properties = (doc.properties ?? {}) as Record<string, JsonSchema>;
   const required = new Set((doc.required ?? []) as string[]);
   return Object.entries(properties).map(([name, property]) => ({
@@ -28,7 +60,7 @@ function parameters(schema: z.ZodType | undefined, where: 'path' | 'query'): Jso
   }));
 }
 
-function operation(name: string, def: RouteDef): JsonSchema {
+function operation(name: string, def: RouteDef, defs: Defs): JsonSchema {
   const access =
     'anonymous' in def.access
       ? 'anonymous'
@@ -38,12 +70,17 @@ function operation(name: string, def: RouteDef): JsonSchema {
     summary: def.summary,
     description: `Access — ${access}.`,
     tags: [def.tag],
-    parameters: [...parameters(def.params, 'path'), ...parameters(def.query, 'query')],
+    parameters: [
+      ...parameters(def.params, 'path', defs, name),
+      ...parameters(def.query, 'query', defs, name),
+    ],
     ...(def.body
       ? {
           requestBody: {
             required: true,
-            content: { 'application/json': { schema: jsonSchema(def.body, 'input') } },
+            content: {
+              'application/json': { schema: jsonSchema(def.body, 'input', defs, `${name}.body`) },
+            },
           },
         }
       : {}),
@@ -51,7 +88,13 @@ function operation(name: string, def: RouteDef): JsonSchema {
       [String(def.successCode ?? 200)]: {
         description: 'Success',
         ...(def.response
-          ? { content: { 'application/json': { schema: jsonSchema(def.response, 'output') } } }
+          ? {
+              content: {
+                'application/json': {
+                  schema: jsonSchema(def.response, 'output', defs, `${name}.response`),
+                },
+              },
+            }
           : {}),
       },
       default: {
@@ -66,11 +109,14 @@ function operation(name: string, def: RouteDef): JsonSchema {
 /** The API as an OpenAPI 3.1 document, generated from the route schemas. */
 export function buildOpenApiDocument(version = '0.1.0'): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
+  const defs: Defs = {};
+  const status = jsonSchema(Status, 'output', defs, 'Status');
   for (const [name, def] of Object.entries(ROUTES) as Array<[string, RouteDef]>) {
     paths[def.path] ??= {};
     (paths[def.path] as Record<string, JsonSchema>)[def.method.toLowerCase()] = operation(
       name,
       def,
+      defs,
     );
   }
   return {
@@ -84,7 +130,7 @@ export function buildOpenApiDocument(version = '0.1.0'): JsonSchema {
     },
     components: {
       securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      schemas: { Status: jsonSchema(Status, 'output') },
+      schemas: { Status: status, ...defs },
     },
     security: [{ bearer: [] }],
     paths,

@@ -50,6 +50,9 @@ export function toStatus(error: unknown): Status {
   if (isDatabaseUnavailable(error)) {
     return statusOf('ServiceUnavailable', 'the database is unavailable; retry shortly');
   }
+  if (isUnstorableText(error)) {
+    return statusOf('BadRequest', 'strings must not contain U+0000 (NUL)');
+  }
   const code = httpCode(error);
   if (code !== undefined && code < 500) {
     const reason = HTTP_REASONS[code] ?? 'BadRequest';
@@ -77,6 +80,14 @@ function publicMessage(error: unknown, code: number): string {
   return message.startsWith('Body') || message.startsWith('Unexpected')
     ? `malformed request body: ${message}`
     : message;
+}
+
+/**
+ * PostgreSQL cannot hold U+0000 in text (22021) or jsonb (22P05); with UTF-8 strings from JSON
+ * nothing else raises these, so the input is at fault, wherever it reached a query.
+ */
+function isUnstorableText(error: unknown): boolean {
+  return /\b(22021|22P05)\b/.test((error as Error)?.message ?? '');
 }
 
 /** Connection-level failures: PostgreSQL restarting or unreachable. */

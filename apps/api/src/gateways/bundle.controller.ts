@@ -3,11 +3,15 @@ import { NameParams, ROUTES } from '@toolgate/contract';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { Route } from '../common/route.decorator.ts';
+import { ShutdownSignal } from '../common/shutdown-signal.ts';
 import { BundleService } from './bundle.service.ts';
 
 @Controller()
 export class BundleController {
-  constructor(@Inject(BundleService) private readonly bundles: BundleService) {}
+  constructor(
+    @Inject(BundleService) private readonly bundles: BundleService,
+    @Inject(ShutdownSignal) private readonly shutdown: ShutdownSignal,
+  ) {}
 
   /** `If-None-Match` + `wait`: long-polls; 304 when the gateway already has the latest. */
   @Route('sync.bundle')
@@ -20,7 +24,8 @@ export class BundleController {
     const known = parseEtag(request.headers['if-none-match']);
     const abort = new AbortController();
     request.raw.on('close', () => abort.abort());
-    const found = await this.bundles.next(params.name, known, query.wait ?? 0, abort.signal);
+    const signal = this.shutdown.combine(abort.signal);
+    const found = await this.bundles.next(params.name, known, query.wait ?? 0, signal);
     if (!found) {
       reply.status(304).header('etag', `"${known}"`);
       return;

@@ -86,7 +86,7 @@ describe('gateway bundle', () => {
 
   it('records the gateway’s ACK/NACK in Gateway.status', async () => {
     const status = {
-      appliedBundleETag: 'sha256:' + '0'.repeat(64),
+      appliedBundleETag: `sha256:${'0'.repeat(64)}`,
       conditions: [
         {
           type: 'Synced',

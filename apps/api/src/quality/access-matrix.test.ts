@@ -106,12 +106,22 @@ let victimTokenId: string;
 let seededContract: string;
 let seededProfile: string;
 /** Stored objects by `group.name`, for realistic create/replace/status bodies. */
-const objects: Record<
-  string,
-  { apiVersion: string; kind: string; metadata: never; spec: unknown; status?: unknown }
-> = {};
+const objects: Record<string, Answer> = {};
 
-async function operator(path: string, method = 'GET', body?: unknown) {
+/** What the API answers, loosely typed: objects, lists and token summaries. */
+interface Answer {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; resourceVersion: string; [key: string]: unknown };
+  spec: unknown;
+  status?: unknown;
+  items: Answer[];
+  id: string;
+  token: string;
+  expiresAt: string | null;
+}
+
+async function operator(path: string, method = 'GET', body?: unknown): Promise<Answer> {
   const response = await api.fetch(path, {
     method,
     token: api.operatorToken,
@@ -120,7 +130,14 @@ async function operator(path: string, method = 'GET', body?: unknown) {
   const json = await response.json();
   if (!response.ok)
     throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json;
+  return json as Answer;
+}
+
+/** The first item of a list answer (the fixtures below always have one). */
+function first(list: Answer): Answer {
+  const [item] = list.items;
+  if (!item) throw new Error('expected a non-empty list');
+  return item;
 }
 
 beforeAll(async () => {
@@ -133,8 +150,7 @@ beforeAll(async () => {
   tokens.gateway = (await api.identity('gw-a-id', ['gateway'])).token;
   tokens.otherGateway = (await api.identity('gw-b-id', ['gateway'])).token;
   await api.identity(VICTIM, ['auditor']);
-  const victimTokens = await operator(`${P}/identities/${VICTIM}/tokens`);
-  victimTokenId = victimTokens.items[0].id;
+  victimTokenId = first(await operator(`${P}/identities/${VICTIM}/tokens`)).id;
   for (const [name, identity] of [
     [OWN_GATEWAY, 'gw-a-id'],
     [OTHER_GATEWAY, 'gw-b-id'],
@@ -157,8 +173,8 @@ beforeAll(async () => {
     spec: { rules: [{ id: 'hide-b', action: 'hide', match: { name: 'b' } }] },
   });
   await operator(`${P}/schemas/${encodeURIComponent(SCHEMA_HASH)}`, 'PUT', SCHEMA);
-  seededContract = (await operator(`${P}/capabilitycontracts`)).items[0].metadata.name;
-  seededProfile = (await operator(`${P}/providerprofiles`)).items[0].metadata.name;
+  seededContract = first(await operator(`${P}/capabilitycontracts`)).metadata.name;
+  seededProfile = first(await operator(`${P}/providerprofiles`)).metadata.name;
   objects.mediationPolicies = await operator(`${P}/mediationpolicies/${POLICY}`);
   objects.identities = await operator(`${P}/identities/${VICTIM}`);
   objects.capabilityContracts = await operator(`${P}/capabilitycontracts/${seededContract}`);
@@ -375,6 +391,7 @@ describe('access matrix: every registered route × every kind of caller', () => 
   });
 
   it('what each caller can actually reach matches the critical rules', () => {
+    expect(outcomes.size, 'needs the matrix cases above to have run').toBeGreaterThan(0);
     const reached = (caller: Caller) =>
       ROUTE_ENTRIES.map(([name]) => name).filter((name) => {
         const status = outcomes.get(`${name}:${caller}`);
@@ -400,11 +417,7 @@ describe('access matrix: every registered route × every kind of caller', () => 
 
 describe('tokens', () => {
   async function issue(identity: string, body: object = {}) {
-    return operator(`${P}/identities/${identity}/tokens`, 'POST', body) as Promise<{
-      id: string;
-      token: string;
-      expiresAt: string | null;
-    }>;
+    return operator(`${P}/identities/${identity}/tokens`, 'POST', body);
   }
   const whoami = (token: string) => api.fetch(`${P}/whoami`, { token }).then((r) => r.status);
 

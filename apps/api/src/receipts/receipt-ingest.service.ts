@@ -130,13 +130,15 @@ function linkBatch(
     const expectedPrev = head?.hash ?? null;
     if (receipt.prev_hash !== expectedPrev) {
       brokenAt = id;
+      const chainEnd = head
+        ? `ends at seq ${head.seq} with ${head.hash}`
+        : 'is empty (prev_hash must be null)';
+      const actual = receipt.prev_hash ?? 'null';
       results.push({
         id,
         result: 'rejected',
         reason: 'ChainBroken',
-        message: `prev_hash: is ${receipt.prev_hash ?? 'null'}, but the chain of gateway "${gateway}" ${
-          head ? `ends at seq ${head.seq} with ${head.hash}` : 'is empty (prev_hash must be null)'
-        }`,
+        message: `prev_hash: is ${actual}, but the chain of gateway "${gateway}" ${chainEnd}`,
       });
       continue;
     }

@@ -110,6 +110,11 @@ describe('receipt ingest', () => {
     const overlap = await ingest(client, 'gw-retry', [...chain.slice(2), ...more]);
     expect(overlap.map((r) => r.result)).toEqual(['duplicate', 'duplicate', 'created', 'created']);
     expect(await rowCount('gw-retry')).toBe(6);
+    // The same receipt twice in one batch: stored once.
+    const [again] = chainOf(bodies('gw-retry', 1, 6), more.at(-1)?.hash);
+    const twice = await ingest(client, 'gw-retry', [again, again]);
+    expect(twice.map((r) => r.result)).toEqual(['created', 'duplicate']);
+    expect(await rowCount('gw-retry')).toBe(7);
   });
 
   it('rejects an id already stored with another hash as Conflict', async () => {

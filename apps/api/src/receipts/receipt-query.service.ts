@@ -3,9 +3,10 @@ import type { ReceiptQuery, ReceiptSummary } from '@toolgate/contract';
 import { BadRequestError, NotFoundError, type Receipt } from '@toolgate/core';
 import {
   type ReceiptFilter,
+  ReceiptListRepository,
   type ReceiptSummaryRow,
-  ReceiptsRepository,
-} from './receipts.repository.ts';
+} from './receipt-list.repository.ts';
+import { ReceiptsRepository } from './receipts.repository.ts';
 
 const DEFAULT_LIMIT = 50;
 
@@ -16,7 +17,10 @@ const DEFAULT_LIMIT = 50;
  */
 @Injectable()
 export class ReceiptQueryService {
-  constructor(@Inject(ReceiptsRepository) private readonly receipts: ReceiptsRepository) {}
+  constructor(
+    @Inject(ReceiptListRepository) private readonly lists: ReceiptListRepository,
+    @Inject(ReceiptsRepository) private readonly receipts: ReceiptsRepository,
+  ) {}
 
   async list(
     query: ReceiptQuery,
@@ -39,7 +43,7 @@ export class ReceiptQueryService {
     };
     // One row more than asked tells whether another page exists, so the last page carries no
     // token that would only lead to an empty page.
-    const rows = await this.receipts.list(filter, limit + 1);
+    const rows = await this.lists.list(filter, limit + 1);
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     return {

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ChainVerifyService } from './chain-verify.service.ts';
 import { ReceiptIngestService } from './receipt-ingest.service.ts';
+import { ReceiptListRepository } from './receipt-list.repository.ts';
 import { ReceiptQueryService } from './receipt-query.service.ts';
 import { ReceiptsController } from './receipts.controller.ts';
 import { ReceiptsRepository } from './receipts.repository.ts';
@@ -13,6 +14,7 @@ import { SchemasRepository } from './schemas.repository.ts';
   controllers: [ReceiptsController, SchemasController],
   providers: [
     ReceiptsRepository,
+    ReceiptListRepository,
     SchemasRepository,
     ReceiptIngestService,
     ReceiptQueryService,

@@ -12,6 +12,7 @@ import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import { CurrentActor } from '../auth/current-actor.decorator.ts';
 import { Route } from '../common/route.decorator.ts';
+import { ShutdownSignal } from '../common/shutdown-signal.ts';
 import type { Actor } from './kind-hooks.ts';
 import { ResourceStore } from './resource-store.service.ts';
 import type { ObjectInput } from './stored-object.ts';
@@ -45,6 +46,7 @@ export function createResourceController(kind: ResourceKind): Type<unknown> {
     constructor(
       @Inject(ResourceStore) readonly store: ResourceStore,
       @Inject(WatchService) readonly watches: WatchService,
+      @Inject(ShutdownSignal) readonly shutdown: ShutdownSignal,
     ) {}
 
     @Route(name('list'))
@@ -125,7 +127,12 @@ export function createResourceController(kind: ResourceKind): Type<unknown> {
       const abort = new AbortController();
       const timeout = setTimeout(() => abort.abort(), (query.timeoutSeconds ?? 1800) * 1000);
       reply.raw.on('close', () => abort.abort());
-      const events = await this.watches.open(kind, from, selector, abort.signal);
+      const events = await this.watches.open(
+        kind,
+        from,
+        selector,
+        this.shutdown.combine(abort.signal),
+      );
       reply.hijack();
       reply.raw.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
       // Send the headers now: the client's request completes on them, before any event.

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { type BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import type { WatchEvent } from '@toolgate/contract';
 import { API_VERSION, type LabelSelector, matchesLabelSelector } from '@toolgate/core';
 import { StatusError } from '../common/api-errors.ts';
@@ -14,7 +14,11 @@ const BOOKMARK_EVERY_MS = 15_000;
  * than the retained history answers 410 Gone, as Kubernetes does; the client re-lists.
  */
 @Injectable()
-export class WatchService {
+export class WatchService implements BeforeApplicationShutdown {
+  /** Ends every open watch on shutdown, or closing the server would wait for them (for up to
+   * timeoutSeconds); clients re-watch from their last resourceVersion, as from any replica. */
+  private readonly shutdown = new AbortController();
+
   constructor(
     @Inject(ResourceRepository) private readonly repo: ResourceRepository,
     @Inject(ChangeNotifier) private readonly notifier: ChangeNotifier,
@@ -27,7 +31,11 @@ export class WatchService {
     if (oldest !== undefined && from < current && from + 1n < oldest) {
       throw StatusError.of('Gone', `too old resource version: ${from} (oldest kept: ${oldest})`);
     }
-    return this.stream(kind, from, selector, signal);
+    return this.stream(kind, from, selector, AbortSignal.any([signal, this.shutdown.signal]));
+  }
+
+  beforeApplicationShutdown(): void {
+    this.shutdown.abort();
   }
 
   private async *stream(

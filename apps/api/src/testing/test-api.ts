@@ -2,7 +2,7 @@ import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import { type ApiClient, createClient, type Status } from '@toolgate/contract';
 import type { Role } from '@toolgate/core';
 import { createTestDatabase, type TestDatabase } from '@toolgate/db/testing';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { inject } from 'vitest';
 import { createApp } from '../create-app.ts';
 import { ApiEnv } from '../env.ts';
@@ -34,11 +34,16 @@ const SYSTEM = { name: 'test:setup', roles: ['operator'] as const };
 /**
  * A real API on a fresh database of the run's PostgreSQL, listening on a random port, with the
  * seed applied and an operator token. One per test file (`beforeAll` / `afterAll`).
+ * `options.log`: the logger the app writes to (silent by default).
  */
-export async function startTestApi(envOverrides: Record<string, string> = {}): Promise<TestApi> {
+export async function startTestApi(
+  envOverrides: Record<string, string> = {},
+  options: { log?: Logger } = {},
+): Promise<TestApi> {
   const database = await createTestDatabase(inject('databaseAdminUrl'));
   const env = ApiEnv.parse({ LOG_LEVEL: 'silent', PORT: '0', ...envOverrides });
-  const app = await createApp({ databaseUrl: database.url, env, log: pino({ level: 'silent' }) });
+  const log = options.log ?? pino({ level: 'silent' });
+  const app = await createApp({ databaseUrl: database.url, env, log });
   await app.get(SeedService).ensureSeeded();
   const operatorToken = (await app.get(BootstrapOperator).ensureOperator()) as string;
   await app.listen(0, '127.0.0.1');
