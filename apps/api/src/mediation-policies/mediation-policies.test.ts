@@ -180,3 +180,20 @@ describe('modes reserved to operators', () => {
     expect(created.spec).toMatchObject({ mode: 'mutate' });
   });
 });
+
+describe('revisions in the database', () => {
+  it('refuse UPDATE and DELETE', async () => {
+    const { default: pg } = await import('pg');
+    await api.operator.call('mediationPolicies.create', { body: body('immutable', [hidePr]) });
+    const client = new pg.Client({ connectionString: api.database.url });
+    await client.connect();
+    try {
+      await expect(client.query(`UPDATE policy_revisions SET hash = 'x'`)).rejects.toThrow(
+        /immutable/,
+      );
+      await expect(client.query('DELETE FROM policy_revisions')).rejects.toThrow(/immutable/);
+    } finally {
+      await client.end();
+    }
+  });
+});
