@@ -1,0 +1,80 @@
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { BundleStore } from './bundle/bundle-store.ts';
+import type { GatewayMetrics } from './metrics.ts';
+import { MediatingProxy } from './proxy/mediating-proxy.ts';
+import { providerError } from './proxy/provider-errors.ts';
+import type { Upstreams } from './proxy/upstream.ts';
+import type { ReceiptRecorder } from './receipts/receipt-recorder.ts';
+
+export interface GatewayParts {
+  gateway: string;
+  bundles: BundleStore;
+  upstreams: Upstreams;
+  recorder: ReceiptRecorder;
+  metrics: GatewayMetrics;
+  log: Logger;
+  bodyLimit: number;
+  /** Refreshes gauges (spool depth, bundle age) right before `/metrics` is read. */
+  collect?: () => void;
+  now?: () => number;
+}
+
+/**
+ * The gateway's HTTP surface: the two provider-compatible endpoints, health and metrics. Bodies
+ * are kept as text: the proxy parses them itself (malformed JSON is a provider-style 400, never
+ * forwarded) and forwards the original bytes when mediation changed nothing.
+ */
+export function createGateway(
+  parts: GatewayParts,
+): FastifyInstance<
+  import('node:http').Server,
+  import('node:http').IncomingMessage,
+  import('node:http').ServerResponse,
+  Logger
+> {
+  const app = Fastify({
+    loggerInstance: parts.log,
+    bodyLimit: parts.bodyLimit,
+    disableRequestLogging: true,
+    forceCloseConnections: true,
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  const proxy = new MediatingProxy(parts);
+
+  app.post('/v1/chat/completions', (request, reply) => proxy.handle('openai-chat', request, reply));
+  app.post('/v1/messages', (request, reply) => proxy.handle('anthropic-messages', request, reply));
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const active = parts.bundles.current();
+    if (!active)
+      return reply.status(503).send({ status: 'unavailable', reason: 'no valid bundle' });
+    return { status: 'ok', bundle: active.etag };
+  });
+  app.get('/metrics', async (_request, reply) => {
+    parts.collect?.();
+    reply.header('content-type', parts.metrics.registry.contentType);
+    return parts.metrics.registry.metrics();
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
+    if (status >= 500) parts.log.error({ err: error }, 'gateway request failed');
+    const surface = request.url.startsWith('/v1/messages') ? 'anthropic-messages' : 'openai-chat';
+    const message =
+      status === 413
+        ? 'request body is too large'
+        : status >= 500
+          ? 'gateway error'
+          : error.message;
+    void reply.status(status).send(providerError(surface, status, message));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    void reply
+      .status(404)
+      .send(providerError('openai-chat', 404, `no route ${request.method} ${request.url}`));
+  });
+  return app;
+}

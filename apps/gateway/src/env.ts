@@ -1,0 +1,48 @@
+import { z } from 'zod';
+
+const Url = z.string().url();
+
+/** The gateway's configuration: parsed once at boot; nothing else reads process.env. */
+export const GatewayEnv = z.object({
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+  /** This gateway's name: the `Gateway` resource it syncs as. */
+  GATEWAY_NAME: z.string().min(1).default('local'),
+  /** The control-plane API, and this gateway's token (role `gateway`). */
+  API_URL: Url.default('http://127.0.0.1:8080'),
+  API_TOKEN: z.string().min(1).optional(),
+  /** Upstream providers; real ones by default, the mock for demos and tests. */
+  OPENAI_BASE_URL: Url.default('https://api.openai.com'),
+  ANTHROPIC_BASE_URL: Url.default('https://api.anthropic.com'),
+  /** Upstream keys; when unset, the agent's own key is passed through. Never logged. */
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
+  /** Spool and the last good bundle live here. */
+  DATA_DIR: z.string().default('.data/gateway'),
+  SPOOL_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(512 * 1024 * 1024),
+  /** What a full spool does: refuse requests (nothing lost, the default) or count drops. */
+  SPOOL_FULL: z.enum(['reject', 'drop']).default('reject'),
+  SHIP_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(500),
+  SHIP_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
+  SYNC_WAIT_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
+  BODY_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024 * 1024),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+export type GatewayEnv = z.infer<typeof GatewayEnv>;
+
+/** Parses the environment or fails with a readable list of what is wrong. */
+export function parseGatewayEnv(env: NodeJS.ProcessEnv): GatewayEnv {
+  const result = GatewayEnv.safeParse(env);
+  if (result.success) return result.data;
+  const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  throw new Error(`invalid environment:\n${lines.join('\n')}`);
+}

@@ -1,0 +1,23 @@
+import pino, { type Logger } from 'pino';
+
+/** Structured logs; credentials (agent keys, gateway token) are censored wherever they appear. */
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
+    level,
+    base: { service: 'toolgate-gateway' },
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers["x-api-key"]',
+        'headers.authorization',
+        'headers["x-api-key"]',
+        '*.authorization',
+        '*.apiKey',
+        '*.api_key',
+        '*.token',
+      ],
+      censor: '[REDACTED]',
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
+}

@@ -1,0 +1,101 @@
+import { join } from 'node:path';
+import { createClient } from '@toolgate/contract';
+import { BundleStore } from './bundle/bundle-store.ts';
+import { BundleSync } from './bundle/bundle-sync.ts';
+import { createGateway } from './create-gateway.ts';
+import { parseGatewayEnv } from './env.ts';
+import { createLogger } from './logger.ts';
+import { createMetrics } from './metrics.ts';
+import { Upstreams } from './proxy/upstream.ts';
+import { ReceiptRecorder } from './receipts/receipt-recorder.ts';
+import type { SpooledReceipt } from './receipts/spooled-receipt.ts';
+import { ReceiptShipper } from './shipping/receipt-shipper.ts';
+import { Spool } from './spool/spool.ts';
+
+/**
+ * The gateway process: last good bundle from disk (so it enforces policy even with the API
+ * down), the receipt spool, policy sync and receipt shipping against the API, and the proxy.
+ */
+const env = parseGatewayEnv(process.env);
+const log = createLogger(env.LOG_LEVEL);
+const metrics = createMetrics();
+const spool = await Spool.open<SpooledReceipt>({
+  dir: join(env.DATA_DIR, 'spool'),
+  maxBytes: env.SPOOL_MAX_BYTES,
+  fullPolicy: env.SPOOL_FULL,
+  log,
+});
+const bundles = await BundleStore.open(join(env.DATA_DIR, 'bundle'), log);
+const upstreams = new Upstreams({
+  openaiBaseUrl: env.OPENAI_BASE_URL,
+  anthropicBaseUrl: env.ANTHROPIC_BASE_URL,
+  openaiApiKey: env.OPENAI_API_KEY,
+  anthropicApiKey: env.ANTHROPIC_API_KEY,
+  timeoutMs: env.UPSTREAM_TIMEOUT_MS,
+});
+const client = createClient({
+  baseUrl: env.API_URL,
+  ...(env.API_TOKEN ? { token: env.API_TOKEN } : {}),
+});
+const sync = new BundleSync({
+  client,
+  gateway: env.GATEWAY_NAME,
+  store: bundles,
+  metrics,
+  log,
+  waitSeconds: env.SYNC_WAIT_SECONDS,
+  spoolDepth: () => spool.stats().depth,
+});
+const shipper = new ReceiptShipper({
+  client,
+  gateway: env.GATEWAY_NAME,
+  spool,
+  metrics,
+  log,
+  batchSize: env.SHIP_BATCH_SIZE,
+  intervalMs: env.SHIP_INTERVAL_MS,
+  dir: env.DATA_DIR,
+});
+const app = createGateway({
+  gateway: env.GATEWAY_NAME,
+  bundles,
+  upstreams,
+  recorder: new ReceiptRecorder(spool, env.SPOOL_MAX_BYTES, env.SPOOL_FULL),
+  metrics,
+  log,
+  bodyLimit: env.BODY_LIMIT,
+  collect: () => {
+    const stats = spool.stats();
+    metrics.spoolDepth.set(stats.depth);
+    metrics.spoolDropped.set(stats.dropped);
+    const active = bundles.current();
+    if (active) metrics.bundleAgeSeconds.set((Date.now() - active.appliedAt.getTime()) / 1000);
+  },
+});
+if (!env.API_TOKEN) log.warn('API_TOKEN is not set: policy sync and receipt shipping will fail');
+sync.start();
+shipper.start();
+await app.listen({ port: env.PORT, host: env.HOST });
+const address = app.server.address();
+const port = typeof address === 'object' && address ? address.port : env.PORT;
+process.stdout.write(
+  `\nToolgate gateway "${env.GATEWAY_NAME}" listening on http://${env.HOST}:${port}\n` +
+    `  OpenAI-compatible:    http://${env.HOST}:${port}/v1  (set as your SDK's baseURL)\n` +
+    `  Anthropic-compatible: http://${env.HOST}:${port}\n` +
+    `  bundle: ${bundles.current()?.etag ?? 'none yet (waiting for the API)'}\n`,
+);
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log.info(`${signal}: shutting down`);
+  await app.close();
+  sync.stop();
+  await shipper.stop();
+  await upstreams.close();
+  await spool.close();
+  process.exit(0);
+}
+process.on('SIGINT', () => void shutdown('SIGINT'));
+process.on('SIGTERM', () => void shutdown('SIGTERM'));

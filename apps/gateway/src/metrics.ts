@@ -1,0 +1,82 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Everything `/metrics` exposes, in one place (Prometheus text format via prom-client). */
+export function createMetrics() {
+  const registry = new Registry();
+  const latencyBuckets = [
+    0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60,
+  ];
+  return {
+    registry,
+    requests: new Counter({
+      name: 'toolgate_gateway_requests_total',
+      help: 'Agent requests, by surface and HTTP status',
+      labelNames: ['surface', 'status'] as const,
+      registers: [registry],
+    }),
+    upstreamSeconds: new Histogram({
+      name: 'toolgate_gateway_upstream_seconds',
+      help: 'Time from sending upstream to the last byte of the response',
+      labelNames: ['surface'] as const,
+      buckets: latencyBuckets,
+      registers: [registry],
+    }),
+    mediationSeconds: new Histogram({
+      name: 'toolgate_gateway_mediation_seconds',
+      help: 'Time spent mediating the request (engine, request side)',
+      labelNames: ['surface'] as const,
+      buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05],
+      registers: [registry],
+    }),
+    blockedCalls: new Counter({
+      name: 'toolgate_gateway_blocked_tool_calls_total',
+      help: 'Tool calls the policy kept from the agent',
+      labelNames: ['surface'] as const,
+      registers: [registry],
+    }),
+    spoolDepth: new Gauge({
+      name: 'toolgate_gateway_spool_depth',
+      help: 'Receipts in the spool not yet acknowledged by the API',
+      registers: [registry],
+    }),
+    spoolDropped: new Gauge({
+      name: 'toolgate_gateway_spool_dropped',
+      help: 'Receipts dropped because the spool was full (SPOOL_FULL=drop) since start',
+      registers: [registry],
+    }),
+    spoolRejected: new Counter({
+      name: 'toolgate_gateway_spool_rejected_requests_total',
+      help: 'Requests refused because the spool was full (SPOOL_FULL=reject)',
+      registers: [registry],
+    }),
+    bundleAgeSeconds: new Gauge({
+      name: 'toolgate_gateway_bundle_age_seconds',
+      help: 'Seconds since the active bundle was applied',
+      registers: [registry],
+    }),
+    syncFailures: new Counter({
+      name: 'toolgate_gateway_sync_failures_total',
+      help: 'Failed bundle syncs, by reason (unreachable, rejected)',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    shippedReceipts: new Counter({
+      name: 'toolgate_gateway_shipped_receipts_total',
+      help: 'Receipts the API acknowledged, by result (created, duplicate)',
+      labelNames: ['result'] as const,
+      registers: [registry],
+    }),
+    shipFailures: new Counter({
+      name: 'toolgate_gateway_ship_failures_total',
+      help: 'Failed receipt batch shipments (retried with backoff)',
+      registers: [registry],
+    }),
+    receiptsRejected: new Counter({
+      name: 'toolgate_gateway_receipts_rejected_total',
+      help: 'Receipts the API rejected for good (moved to the quarantine file), by reason',
+      labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+  };
+}
+export type GatewayMetrics = ReturnType<typeof createMetrics>;

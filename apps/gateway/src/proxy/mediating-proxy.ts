@@ -1,0 +1,397 @@
+import { once } from 'node:events';
+import { performance } from 'node:perf_hooks';
+import {
+  type BindableIdentity,
+  bindIdentity,
+  createStreamMediator,
+  enforceResponseBody,
+  type IdentityClaims,
+  type MediationResult,
+  mediateRequest,
+  type ReceiptIdentity,
+  type ResponseEvidence,
+  type Surface,
+  scrubSecrets,
+  ValidationError,
+} from '@toolgate/core';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from 'pino';
+import type { ActiveBundle, BundleStore } from '../bundle/bundle-store.ts';
+import type { GatewayMetrics } from '../metrics.ts';
+import { ReceiptRecorder } from '../receipts/receipt-recorder.ts';
+import { SpoolFullError } from '../spool/errors.ts';
+import { providerError } from './provider-errors.ts';
+import type { Upstreams } from './upstream.ts';
+
+/** Response headers from the provider worth passing on (ids, rate limits, retry hints). */
+const PASSED_HEADERS = /^(x-request-id|request-id|openai-|anthropic-|x-ratelimit-|retry-after)/;
+export const RECEIPT_HEADER = 'x-toolgate-receipt-id';
+
+export interface ProxyDependencies {
+  gateway: string;
+  bundles: BundleStore;
+  upstreams: Upstreams;
+  recorder: ReceiptRecorder;
+  metrics: GatewayMetrics;
+  log: Logger;
+  /** Injected clock (tests); wall time by default. */
+  now?: () => number;
+}
+
+/** Everything a receipt needs about one request, filled in as the request goes. */
+interface RequestRecord {
+  id: string;
+  surface: Surface;
+  receivedAt: number;
+  started: number;
+  active: ActiveBundle;
+  identity: ReceiptIdentity;
+  mediation: MediationResult;
+  mediationMs: number;
+}
+
+interface Finished {
+  status: number;
+  error?: string;
+  evidence?: ResponseEvidence;
+  upstreamMs: number;
+}
+
+class IdentityRejected extends Error {}
+
+/**
+ * One agent request through the gateway: bind the identity, mediate the tools by the active
+ * bundle, forward to the provider, enforce the response (JSON or SSE; streamed tool calls are
+ * held until complete), and spool the receipt durably before the agent's response completes.
+ */
+export class MediatingProxy {
+  private readonly now: () => number;
+
+  constructor(private readonly deps: ProxyDependencies) {
+    this.now = deps.now ?? Date.now;
+  }
+
+  async handle(surface: Surface, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const receivedAt = this.now();
+    const started = performance.now();
+    const { metrics } = this.deps;
+    const active = this.deps.bundles.current();
+    if (!active)
+      return this.refuse(reply, surface, 503, 'gateway not ready: no valid policy bundle yet');
+    if (this.deps.recorder.full()) {
+      metrics.spoolRejected.inc();
+      return this.refuse(reply, surface, 503, 'gateway receipt spool is full; retry later');
+    }
+    const raw = typeof request.body === 'string' ? request.body : '';
+    let body: unknown;
+    try {
+      body = JSON.parse(raw);
+    } catch (error) {
+      return this.refuse(reply, surface, 400, `malformed JSON body: ${(error as Error).message}`);
+    }
+    const claims = identityClaims(request.headers);
+    const identity = bindIdentity(
+      claims,
+      active.bundle.identities as ReadonlyArray<BindableIdentity>,
+      active.compiled.unknownIdentities,
+    );
+    let mediation: MediationResult;
+    try {
+      if (identity.binding === 'rejected')
+        throw new IdentityRejected('unknown identity: request refused by policy');
+      mediation = mediateRequest(active.compiled, { surface, body, identity: claims });
+    } catch (error) {
+      if (error instanceof ValidationError) return this.refuse(reply, surface, 400, error.message);
+      if (error instanceof IdentityRejected) return this.refuse(reply, surface, 403, error.message);
+      throw error;
+    }
+    const record: RequestRecord = {
+      id: ReceiptRecorder.newId(receivedAt),
+      surface,
+      receivedAt,
+      started,
+      active,
+      identity,
+      mediation,
+      mediationMs: performance.now() - started,
+    };
+    metrics.mediationSeconds.observe({ surface }, record.mediationMs / 1000);
+
+    const outgoing = mediation.changed ? JSON.stringify(mediation.body) : raw;
+    const abort = new AbortController();
+    reply.raw.on('close', () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    });
+    if (mediation.stream) await this.forwardStream(record, outgoing, request, reply, abort.signal);
+    else await this.forwardJson(record, outgoing, request, reply, abort.signal);
+  }
+
+  /** Non-streaming: read the provider's answer, enforce it, spool the receipt, answer. */
+  private async forwardJson(
+    record: RequestRecord,
+    outgoing: string,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { surface } = record;
+    const upstreamStarted = performance.now();
+    let status: number;
+    let payload: string;
+    let finished: Finished;
+    try {
+      const response = await this.deps.upstreams.send(surface, outgoing, request.headers, signal);
+      const text = await response.body.text();
+      const upstreamMs = performance.now() - upstreamStarted;
+      this.deps.metrics.upstreamSeconds.observe({ surface }, upstreamMs / 1000);
+      passHeaders(response.headers, reply);
+      status = response.statusCode;
+      if (status >= 400) {
+        payload = text;
+        finished = { status, error: scrubSecrets(errorMessage(text)), upstreamMs };
+      } else {
+        const parsed = safeJson(text);
+        if (parsed === undefined) {
+          status = 502;
+          payload = JSON.stringify(
+            providerError(surface, 502, 'upstream answered with malformed JSON'),
+          );
+          finished = { status, error: 'upstream answered with malformed JSON', upstreamMs };
+        } else {
+          const enforced = enforceResponseBody(parsed, record.mediation.response);
+          this.countBlocked(surface, enforced.evidence);
+          payload = JSON.stringify(enforced.body);
+          finished = { status, evidence: enforced.evidence, upstreamMs };
+        }
+      }
+    } catch (error) {
+      const failure = upstreamFailure(error);
+      status = failure.status;
+      payload = JSON.stringify(providerError(surface, failure.status, failure.message));
+      finished = {
+        status,
+        error: failure.message,
+        upstreamMs: performance.now() - upstreamStarted,
+      };
+    }
+    if (!(await this.spool(record, finished, reply))) return;
+    this.deps.metrics.requests.inc({ surface, status: String(status) });
+    await reply
+      .status(status)
+      .header('content-type', 'application/json')
+      .header(RECEIPT_HEADER, record.id)
+      .send(payload);
+  }
+
+  /**
+   * Streaming: text deltas reach the agent as they arrive; tool calls are held by the stream
+   * mediator until complete. The receipt is spooled before the stream's last bytes go out.
+   */
+  private async forwardStream(
+    record: RequestRecord,
+    outgoing: string,
+    request: FastifyRequest,
+    reply: FastifyReply,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { surface } = record;
+    const upstreamStarted = performance.now();
+    let response: Awaited<ReturnType<Upstreams['send']>>;
+    try {
+      response = await this.deps.upstreams.send(surface, outgoing, request.headers, signal);
+    } catch (error) {
+      const failure = upstreamFailure(error);
+      return this.answerJson(
+        record,
+        reply,
+        failure.status,
+        JSON.stringify(providerError(surface, failure.status, failure.message)),
+        {
+          status: failure.status,
+          error: failure.message,
+          upstreamMs: performance.now() - upstreamStarted,
+        },
+      );
+    }
+    const contentType = String(response.headers['content-type'] ?? '');
+    if (response.statusCode >= 400 || !contentType.includes('text/event-stream')) {
+      const text = await response.body.text();
+      const upstreamMs = performance.now() - upstreamStarted;
+      passHeaders(response.headers, reply);
+      const error =
+        response.statusCode >= 400 ? scrubSecrets(errorMessage(text)) : 'upstream did not stream';
+      const status = response.statusCode >= 400 ? response.statusCode : 502;
+      const payload = status === 502 ? JSON.stringify(providerError(surface, 502, error)) : text;
+      return this.answerJson(record, reply, status, payload, { status, error, upstreamMs });
+    }
+
+    reply.hijack();
+    const headers: Record<string, string> = {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      [RECEIPT_HEADER]: record.id,
+    };
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (PASSED_HEADERS.test(name) && typeof value === 'string') headers[name] = value;
+    }
+    reply.raw.writeHead(200, headers);
+    const mediator = createStreamMediator(record.mediation.response);
+    let error: string | undefined;
+    let tail = '';
+    try {
+      for await (const chunk of response.body) {
+        const out = mediator.push(chunk as Uint8Array);
+        if (out && !reply.raw.write(out)) await once(reply.raw, 'drain');
+      }
+      tail = mediator.end();
+    } catch (cause) {
+      // A stream cut mid-way: held tool calls are never released half-complete; the agent gets
+      // a provider-style error event instead.
+      error = signal.aborted
+        ? 'client disconnected'
+        : `upstream stream failed: ${(cause as Error).message}`;
+      tail = streamErrorEvent(surface, error);
+    }
+    const upstreamMs = performance.now() - upstreamStarted;
+    this.deps.metrics.upstreamSeconds.observe({ surface }, upstreamMs / 1000);
+    const evidence = mediator.evidence();
+    this.countBlocked(surface, evidence);
+    const status = error ? (signal.aborted ? 499 : 502) : 200;
+    const finished: Finished = { status, upstreamMs, evidence, ...(error ? { error } : {}) };
+    try {
+      await this.deps.recorder.record(
+        this.receiptInput(record, finished),
+        record.mediation.schemas,
+      );
+    } catch (spoolError) {
+      // Headers are gone: the best left is to tell the agent in-stream and never hide the loss.
+      this.deps.log.error({ err: spoolError, receipt: record.id }, 'receipt could not be spooled');
+      tail = streamErrorEvent(surface, 'gateway could not record this request');
+    }
+    this.deps.metrics.requests.inc({ surface, status: String(status) });
+    if (!reply.raw.destroyed) reply.raw.end(tail);
+  }
+
+  private async answerJson(
+    record: RequestRecord,
+    reply: FastifyReply,
+    status: number,
+    payload: string,
+    finished: Finished,
+  ): Promise<void> {
+    if (!(await this.spool(record, finished, reply))) return;
+    this.deps.metrics.requests.inc({ surface: record.surface, status: String(status) });
+    await reply
+      .status(status)
+      .header('content-type', 'application/json')
+      .header(RECEIPT_HEADER, record.id)
+      .send(payload);
+  }
+
+  /** Spools the receipt; false (and a 503 already sent) when the spool refused it. */
+  private async spool(
+    record: RequestRecord,
+    finished: Finished,
+    reply: FastifyReply,
+  ): Promise<boolean> {
+    try {
+      await this.deps.recorder.record(
+        this.receiptInput(record, finished),
+        record.mediation.schemas,
+      );
+      return true;
+    } catch (error) {
+      if (!(error instanceof SpoolFullError)) throw error;
+      this.deps.metrics.spoolRejected.inc();
+      await this.refuse(reply, record.surface, 503, 'gateway receipt spool is full; retry later');
+      return false;
+    }
+  }
+
+  private receiptInput(record: RequestRecord, finished: Finished) {
+    return {
+      id: record.id,
+      gateway: this.deps.gateway,
+      receivedAt: new Date(record.receivedAt).toISOString(),
+      completedAt: new Date(this.now()).toISOString(),
+      latencyMs: {
+        total: round(performance.now() - record.started),
+        mediation: round(record.mediationMs),
+        upstream: round(finished.upstreamMs),
+      },
+      identity: record.identity,
+      bundleEtag: record.active.etag,
+      mediation: record.mediation,
+      outcome: { status: finished.status, ...(finished.error ? { error: finished.error } : {}) },
+      ...(finished.evidence ? { response: finished.evidence } : {}),
+    };
+  }
+
+  private async refuse(reply: FastifyReply, surface: Surface, status: number, message: string) {
+    this.deps.metrics.requests.inc({ surface, status: String(status) });
+    await reply
+      .status(status)
+      .header('content-type', 'application/json')
+      .send(providerError(surface, status, message));
+  }
+
+  private countBlocked(surface: Surface, evidence: ResponseEvidence): void {
+    const blocked = evidence.tool_calls.filter((c) => c.policy_state === 'blocked').length;
+    if (blocked > 0) this.deps.metrics.blockedCalls.inc({ surface }, blocked);
+  }
+}
+
+/** `x-user-id`, `x-service-id`, `x-session-id`: who the agent says it is. */
+function identityClaims(headers: FastifyRequest['headers']): IdentityClaims {
+  const pick = (name: string) => {
+    const value = headers[name];
+    return typeof value === 'string' && value.length > 0 && value.length <= 256 ? value : undefined;
+  };
+  const human = pick('x-user-id');
+  const service = pick('x-service-id');
+  const session = pick('x-session-id');
+  return {
+    ...(human ? { human } : {}),
+    ...(service ? { service } : {}),
+    ...(session ? { session } : {}),
+  };
+}
+
+function passHeaders(headers: Record<string, string | string[] | undefined>, reply: FastifyReply) {
+  for (const [name, value] of Object.entries(headers)) {
+    if (PASSED_HEADERS.test(name) && value !== undefined) reply.header(name, value);
+  }
+}
+
+function upstreamFailure(error: unknown): { status: number; message: string } {
+  const code = (error as { code?: string }).code ?? '';
+  if (/TIMEOUT/i.test(code)) return { status: 504, message: 'upstream timed out' };
+  if ((error as Error).name === 'AbortError')
+    return { status: 499, message: 'client disconnected' };
+  return { status: 502, message: `upstream unavailable (${code || (error as Error).message})` };
+}
+
+function errorMessage(text: string): string {
+  const parsed = safeJson(text) as { error?: { message?: unknown } } | undefined;
+  const message = parsed?.error?.message;
+  return typeof message === 'string' ? message : text.slice(0, 500);
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The error event each provider sends when a stream fails. */
+function streamErrorEvent(surface: Surface, message: string): string {
+  const body = JSON.stringify(providerError(surface, 502, message));
+  return surface === 'anthropic-messages' ? `event: error\ndata: ${body}\n\n` : `data: ${body}\n\n`;
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}

@@ -1,0 +1,96 @@
+import type { Surface } from '@toolgate/core';
+import { type Dispatcher, Pool } from 'undici';
+
+export interface UpstreamConfig {
+  openaiBaseUrl: string;
+  anthropicBaseUrl: string;
+  /** Keys configured on the gateway; when absent, the agent's own key is passed through. */
+  openaiApiKey?: string | undefined;
+  anthropicApiKey?: string | undefined;
+  timeoutMs: number;
+}
+
+const PATHS: Record<Surface, string> = {
+  'openai-chat': '/v1/chat/completions',
+  'anthropic-messages': '/v1/messages',
+};
+
+/** Request headers worth forwarding; everything else (hop-by-hop, identity, cookies) stays here. */
+const FORWARDED: Record<Surface, ReadonlyArray<string>> = {
+  'openai-chat': ['openai-organization', 'openai-project', 'openai-beta', 'accept', 'user-agent'],
+  'anthropic-messages': ['anthropic-version', 'anthropic-beta', 'accept', 'user-agent'],
+};
+
+export interface UpstreamResponse {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Dispatcher.ResponseData['body'];
+}
+
+/**
+ * The providers behind the gateway: one keep-alive connection pool per base URL (undici), with
+ * header and body timeouts. Credentials go upstream and nowhere else.
+ */
+export class Upstreams {
+  private readonly pools = new Map<Surface, { pool: Pool; basePath: string }>();
+
+  constructor(private readonly config: UpstreamConfig) {
+    for (const [surface, base] of [
+      ['openai-chat', config.openaiBaseUrl],
+      ['anthropic-messages', config.anthropicBaseUrl],
+    ] as const) {
+      const url = new URL(base);
+      this.pools.set(surface, {
+        pool: new Pool(url.origin, {
+          connections: 256,
+          pipelining: 1,
+          keepAliveTimeout: 30_000,
+          headersTimeout: config.timeoutMs,
+          bodyTimeout: config.timeoutMs,
+        }),
+        basePath: url.pathname.replace(/\/+$/, ''),
+      });
+    }
+  }
+
+  async send(
+    surface: Surface,
+    body: string,
+    incoming: Record<string, string | string[] | undefined>,
+    signal: AbortSignal,
+  ): Promise<UpstreamResponse> {
+    const target = this.pools.get(surface) as { pool: Pool; basePath: string };
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    for (const name of FORWARDED[surface]) {
+      const value = incoming[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    Object.assign(headers, this.credentials(surface, incoming));
+    const response = await target.pool.request({
+      method: 'POST',
+      path: target.basePath + PATHS[surface],
+      headers,
+      body,
+      signal,
+    });
+    return { statusCode: response.statusCode, headers: response.headers, body: response.body };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.values()].map(({ pool }) => pool.close()));
+  }
+
+  /** The gateway's key when it has one, else the agent's: passed through, never stored. */
+  private credentials(surface: Surface, incoming: Record<string, string | string[] | undefined>) {
+    if (surface === 'openai-chat') {
+      if (this.config.openaiApiKey) return { authorization: `Bearer ${this.config.openaiApiKey}` };
+      const agent = incoming.authorization;
+      return typeof agent === 'string' ? { authorization: agent } : {};
+    }
+    if (this.config.anthropicApiKey) return { 'x-api-key': this.config.anthropicApiKey };
+    const agentKey = incoming['x-api-key'];
+    if (typeof agentKey === 'string') return { 'x-api-key': agentKey };
+    const agent = incoming.authorization;
+    return typeof agent === 'string' ? { authorization: agent } : {};
+  }
+}

@@ -1,0 +1,47 @@
+import { randomBytes } from 'node:crypto';
+import { buildReceiptBody, chainReceipt, type JsonObject, type ReceiptInput } from '@toolgate/core';
+import type { Spool } from '../spool/spool.ts';
+import type { SpooledReceipt } from './spooled-receipt.ts';
+
+const MAX_TRACKED_SCHEMAS = 100_000;
+
+/**
+ * Turns a finished request into a receipt in the spool: chained to this gateway's previous one,
+ * with the tool declarations the shipper still has to upload. `record` resolves once the receipt
+ * is durable — callers await it before completing the agent's response.
+ */
+export class ReceiptRecorder {
+  /** Schema hashes already handed to the spool by this process (the shipper uploads them). */
+  private readonly scheduled = new Set<string>();
+
+  constructor(
+    private readonly spool: Spool<SpooledReceipt>,
+    private readonly maxBytes: number,
+    private readonly fullPolicy: 'reject' | 'drop',
+  ) {}
+
+  /** True when the spool would refuse a receipt: check before calling the provider. */
+  full(): boolean {
+    return this.fullPolicy === 'reject' && this.spool.stats().bytes >= this.maxBytes;
+  }
+
+  /** Time-ordered, unique: `rcpt_` + 10 base36 digits of milliseconds + 16 random hex. */
+  static newId(now: number): string {
+    return `rcpt_${now.toString(36).padStart(10, '0')}${randomBytes(8).toString('hex')}`;
+  }
+
+  async record(input: ReceiptInput, schemas: ReadonlyMap<string, JsonObject>): Promise<string> {
+    const body = buildReceiptBody(input);
+    const pending: Record<string, JsonObject> = {};
+    for (const [hash, declaration] of schemas) {
+      if (!this.scheduled.has(hash)) pending[hash] = declaration;
+    }
+    // Reading the chain head and appending happen in one synchronous step: concurrent requests
+    // cannot fork the chain.
+    const receipt = chainReceipt(body, this.spool.chainHead());
+    await this.spool.append({ hash: receipt.hash, receipt, schemas: pending });
+    if (this.scheduled.size > MAX_TRACKED_SCHEMAS) this.scheduled.clear();
+    for (const hash of Object.keys(pending)) this.scheduled.add(hash);
+    return receipt.id;
+  }
+}

@@ -1,0 +1,116 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GatewayBundle } from '@toolgate/contract';
+import {
+  hashCanonical,
+  MediationPolicySpec,
+  type MediationPolicySpecInput,
+  SEED_CAPABILITY_CONTRACTS,
+  SEED_PROVIDER_PROFILES,
+} from '@toolgate/core';
+import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
+import pino from 'pino';
+import { BundleStore } from '../bundle/bundle-store.ts';
+import { createGateway } from '../create-gateway.ts';
+import { createMetrics, type GatewayMetrics } from '../metrics.ts';
+import { Upstreams } from '../proxy/upstream.ts';
+import { ReceiptRecorder } from '../receipts/receipt-recorder.ts';
+import type { SpooledReceipt } from '../receipts/spooled-receipt.ts';
+import { Spool } from '../spool/spool.ts';
+
+export interface TestGateway {
+  url: string;
+  mock: MockProvider;
+  spool: Spool<SpooledReceipt>;
+  bundles: BundleStore;
+  metrics: GatewayMetrics;
+  /** Applies a bundle holding these policies (and agent identities), as the API would send it. */
+  applyPolicies(
+    policies: Array<{ name: string; spec: MediationPolicySpecInput }>,
+    identities?: GatewayBundle['identities'],
+  ): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A bundle as the API builds it: policies in merged order, seeded contracts and profiles. */
+export function bundleOf(
+  gateway: string,
+  policies: Array<{ name: string; spec: MediationPolicySpecInput }>,
+  identities: GatewayBundle['identities'] = [],
+): { bundle: GatewayBundle; etag: string } {
+  const parsed = policies.map((p) => ({ name: p.name, spec: MediationPolicySpec.parse(p.spec) }));
+  parsed.sort((a, b) => b.spec.priority - a.spec.priority || (a.name < b.name ? -1 : 1));
+  const bundle: GatewayBundle = {
+    apiVersion: 'toolgate.dev/v1',
+    kind: 'GatewayBundle',
+    gateway,
+    policies: parsed.map((p) => ({
+      name: p.name,
+      generation: 1,
+      hash: hashCanonical(p.spec),
+      spec: p.spec,
+    })),
+    identities,
+    contracts: SEED_CAPABILITY_CONTRACTS.map((c) => c.spec),
+    profiles: SEED_PROVIDER_PROFILES.map((p) => p.spec),
+  };
+  return { bundle, etag: hashCanonical(bundle) };
+}
+
+/**
+ * A real gateway (HTTP on a random port) in front of the real mock provider, with a real spool
+ * in a temp dir. No API: bundles are applied directly, as the sync client would.
+ */
+export async function startTestGateway(
+  options: { spoolMaxBytes?: number; upstreamUrl?: string; openaiApiKey?: string } = {},
+): Promise<TestGateway> {
+  const dir = await mkdtemp(join(tmpdir(), 'toolgate-gateway-'));
+  const log = pino({ level: 'silent' });
+  const mock = await createMockProvider();
+  const upstreamUrl = options.upstreamUrl ?? mock.url;
+  const maxBytes = options.spoolMaxBytes ?? 64 * 1024 * 1024;
+  const spool = await Spool.open<SpooledReceipt>({
+    dir: join(dir, 'spool'),
+    maxBytes,
+    fullPolicy: 'reject',
+  });
+  const bundles = await BundleStore.open(join(dir, 'bundle'), log);
+  const metrics = createMetrics();
+  const upstreams = new Upstreams({
+    openaiBaseUrl: upstreamUrl,
+    anthropicBaseUrl: upstreamUrl,
+    openaiApiKey: options.openaiApiKey,
+    timeoutMs: 10_000,
+  });
+  const app = createGateway({
+    gateway: 'test-gw',
+    bundles,
+    upstreams,
+    recorder: new ReceiptRecorder(spool, maxBytes, 'reject'),
+    metrics,
+    log,
+    bodyLimit: 16 * 1024 * 1024,
+  });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  const url = `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  return {
+    url,
+    mock,
+    spool,
+    bundles,
+    metrics,
+    async applyPolicies(policies, identities = []) {
+      const { bundle, etag } = bundleOf('test-gw', policies, identities);
+      await bundles.apply(bundle, etag);
+    },
+    async close() {
+      await app.close();
+      await upstreams.close();
+      await spool.close();
+      await mock.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
