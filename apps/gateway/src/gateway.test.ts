@@ -1,0 +1,150 @@
+import OpenAI from 'openai';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from './testing/test-gateway.ts';
+
+const fn = (name: string) => ({
+  type: 'function' as const,
+  function: { name, description: `${name} tool`, parameters: { type: 'object', properties: {} } },
+});
+const say = (value: object) => `mock: ${JSON.stringify(value)}`;
+
+describe('readiness and metrics', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway();
+  });
+  afterAll(() => gw.close());
+
+  it('is not ready, and refuses agents, until a valid bundle is active', async () => {
+    expect((await fetch(`${gw.url}/readyz`)).status).toBe(503);
+    expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
+    const refused = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'm', messages: [] }),
+    });
+    expect(refused.status).toBe(503);
+    await gw.applyPolicies([]);
+    expect((await fetch(`${gw.url}/readyz`)).status).toBe(200);
+  });
+
+  it('exposes Prometheus metrics that count requests and blocked calls', async () => {
+    await gw.applyPolicies([
+      { name: 'p', spec: { rules: [{ id: 'h', action: 'hide', match: { name: 'secret' } }] } },
+    ]);
+    const openai = new OpenAI({
+      baseURL: `${gw.url}/v1`,
+      apiKey: 'sk-FAKE-metrics',
+      maxRetries: 0,
+    });
+    await openai.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: say({ call: 'secret', arguments: {} }) }],
+      tools: [fn('secret'), fn('open')],
+    });
+    const text = await (await fetch(`${gw.url}/metrics`)).text();
+    expect(text).toMatch(
+      /toolgate_gateway_requests_total\{surface="openai-chat",status="200"\} \d+/,
+    );
+    expect(text).toMatch(/toolgate_gateway_blocked_tool_calls_total\{surface="openai-chat"\} 1/);
+    expect(text).toContain('toolgate_gateway_upstream_seconds_bucket');
+    expect(text).toContain('toolgate_gateway_mediation_seconds_bucket');
+    expect(text).not.toContain('sk-FAKE-metrics');
+  });
+});
+
+describe('identity binding and replacement', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway();
+  });
+  afterAll(() => gw.close());
+  afterEach(() => gw.mock.requests.clear());
+
+  it('refuses unknown identities when a policy says so, and records verified bindings', async () => {
+    await gw.applyPolicies(
+      [{ name: 'strict', spec: { unknownIdentities: 'reject', rules: [] } }],
+      [{ name: 'alice', type: 'human', roles: ['agent'] }],
+    );
+    const request = (user: string) =>
+      fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-user-id': user, 'x-session-id': 's-1' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    const mallory = await request('mallory');
+    expect(mallory.status).toBe(403);
+    expect(gw.mock.requests.last(10)).toHaveLength(0);
+    const alice = await request('alice');
+    expect(alice.status).toBe(200);
+    const [last] = (await gw.spool.pending(1000)).slice(-1);
+    expect(last?.receipt.receipt.identity).toEqual({
+      human: 'alice',
+      session: 's-1',
+      binding: 'verified',
+    });
+  });
+
+  it('puts a replacement in front of the provider and maps its calls back', async () => {
+    await gw.applyPolicies([
+      {
+        name: 'replace',
+        spec: {
+          rules: [
+            {
+              id: 'approved-search',
+              action: 'replace',
+              match: { name: 'web_search' },
+              tool: {
+                type: 'function',
+                function: { name: 'approved_search', description: 'Vetted search.' },
+              },
+            },
+          ],
+        },
+      },
+    ]);
+    const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-FAKE', maxRetries: 0 });
+    const completion = await openai.chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [
+        { role: 'user', content: say({ call: 'approved_search', arguments: { q: 'x' } }) },
+      ],
+      tools: [fn('web_search')],
+    });
+    const seen = gw.mock.requests.last(1)[0]?.body as {
+      tools: Array<{ function: { name: string } }>;
+    };
+    expect(seen.tools.map((t) => t.function.name)).toEqual(['approved_search']);
+    const call = completion.choices[0]?.message.tool_calls?.[0];
+    expect(call?.type === 'function' && call.function.name).toBe('web_search');
+  });
+});
+
+describe('a full spool', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({ spoolMaxBytes: 1024 });
+    await gw.applyPolicies([]);
+  });
+  afterAll(() => gw.close());
+
+  it('refuses requests (the default loses no receipt) and counts them', async () => {
+    const send = () =>
+      fetch(`${gw.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+    expect((await send()).status).toBe(200);
+    const refused = await send();
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { error: { message: string } }).error.message).toContain(
+      'spool is full',
+    );
+    expect(await gw.spool.pending(100)).toHaveLength(1);
+    expect(await (await fetch(`${gw.url}/metrics`)).text()).toMatch(
+      /toolgate_gateway_spool_rejected_requests_total 1/,
+    );
+  });
+});
