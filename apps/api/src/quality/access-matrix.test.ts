@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { registeredRoutes } from '../common/route-registry.ts';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
+import { type Answer, first, operatorCall } from './quality-fixtures.ts';
 
 /**
  * The access rule of every route, as a person would state it. The runtime matrix below is built
@@ -108,37 +109,8 @@ let seededProfile: string;
 /** Stored objects by `group.name`, for realistic create/replace/status bodies. */
 const objects: Record<string, Answer> = {};
 
-/** What the API answers, loosely typed: objects, lists and token summaries. */
-interface Answer {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; resourceVersion: string; [key: string]: unknown };
-  spec: unknown;
-  status?: unknown;
-  items: Answer[];
-  id: string;
-  token: string;
-  expiresAt: string | null;
-}
-
-async function operator(path: string, method = 'GET', body?: unknown): Promise<Answer> {
-  const response = await api.fetch(path, {
-    method,
-    token: api.operatorToken,
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const json = await response.json();
-  if (!response.ok)
-    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json as Answer;
-}
-
-/** The first item of a list answer (the fixtures below always have one). */
-function first(list: Answer): Answer {
-  const [item] = list.items;
-  if (!item) throw new Error('expected a non-empty list');
-  return item;
-}
+const operator = (path: string, method = 'GET', body?: unknown) =>
+  operatorCall(api, path, method, body);
 
 beforeAll(async () => {
   api = await startTestApi();

@@ -5,6 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
+import { type Answer, first, operatorCall } from './quality-fixtures.ts';
 
 /**
  * Whatever a client sends, the API answers with a `Status` it can act on (never a 500, a crash or
@@ -75,37 +76,8 @@ let gatewayToken: string;
 let victimTokenId: string;
 const stored: Record<string, Answer> = {};
 
-/** What the API answers, loosely typed: objects, lists and token summaries. */
-interface Answer {
-  apiVersion: string;
-  kind: string;
-  metadata: { name: string; resourceVersion: string; [key: string]: unknown };
-  spec: unknown;
-  status?: unknown;
-  items: Answer[];
-  id: string;
-  token: string;
-  expiresAt: string | null;
-}
-
-async function operator(path: string, method = 'GET', body?: unknown): Promise<Answer> {
-  const response = await api.fetch(path, {
-    method,
-    token: api.operatorToken,
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const json = await response.json();
-  if (!response.ok)
-    throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(json)}`);
-  return json as Answer;
-}
-
-/** The first item of a list answer (the fixtures below always have one). */
-function first(list: Answer): Answer {
-  const [item] = list.items;
-  if (!item) throw new Error('expected a non-empty list');
-  return item;
-}
+const operator = (path: string, method = 'GET', body?: unknown) =>
+  operatorCall(api, path, method, body);
 
 beforeAll(async () => {
   api = await startTestApi({ BODY_LIMIT: String(BODY_LIMIT) });

@@ -174,13 +174,7 @@ export class MediatingProxy {
         upstreamMs: performance.now() - upstreamStarted,
       };
     }
-    if (!(await this.spool(record, finished, reply))) return;
-    this.deps.metrics.requests.inc({ surface, status: String(status) });
-    await reply
-      .status(status)
-      .header('content-type', 'application/json')
-      .header(RECEIPT_HEADER, record.id)
-      .send(payload);
+    await this.answerJson(record, reply, status, payload, finished);
   }
 
   /**
