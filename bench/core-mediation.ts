@@ -1,4 +1,4 @@
-import { compileBundle, mediateRequest } from '@toolgate/core';
+import { compileBundle, type MediationPolicySpecInput, mediateRequest } from '@toolgate/core';
 import { type BenchResult, compare } from './measure.ts';
 
 const TARGET_RATIO = 1.0;
@@ -45,50 +45,45 @@ export function fiftyToolRequest(): Record<string, unknown> {
   };
 }
 
-/** Ten rules of every kind, including globs and a regex. */
+/** Ten rules of every kind, including globs and a regex (the spec, for a real MediationPolicy). */
+export const TEN_RULES: MediationPolicySpecInput['rules'] = [
+  { id: 'hide-1', action: 'hide', match: { name: 'tool_1' } },
+  { id: 'hide-glob', action: 'hide', match: { name: 'tool_4?' } },
+  {
+    id: 'augment-2',
+    action: 'augment',
+    match: { name: 'tool_2' },
+    description_append: 'Read only.',
+  },
+  {
+    id: 'augment-re',
+    action: 'augment',
+    match: { name: '/^tool_3[0-3]$/' },
+    parameters: { additionalProperties: false },
+  },
+  {
+    id: 'replace-5',
+    action: 'replace',
+    match: { name: 'tool_5' },
+    tool: { name: 'safe_tool_5', parameters: { type: 'object' } },
+  },
+  { id: 'rename-6', action: 'rename', match: { name: 'tool_6' }, alias: 'renamed_6' },
+  { id: 'hide-none', action: 'hide', match: { name: 'does_not_exist' } },
+  {
+    id: 'augment-mcp',
+    action: 'augment',
+    match: { declared_by: 'mcp' },
+    description_append: 'Via MCP.',
+  },
+  { id: 'hide-model', action: 'hide', match: { name: 'tool_7', model: 'gpt-5*' } },
+  { id: 'rename-8', action: 'rename', match: { name: 'tool_8' }, alias: 'renamed_8' },
+];
+
+/** The ten rules compiled as a one-policy bundle. */
 export function tenRuleBundle(memoSize?: number) {
   return compileBundle({
     ...(memoSize === undefined ? {} : { memoSize }),
-    policies: [
-      {
-        name: 'bench',
-        generation: 1,
-        spec: {
-          rules: [
-            { id: 'hide-1', action: 'hide', match: { name: 'tool_1' } },
-            { id: 'hide-glob', action: 'hide', match: { name: 'tool_4?' } },
-            {
-              id: 'augment-2',
-              action: 'augment',
-              match: { name: 'tool_2' },
-              description_append: 'Read only.',
-            },
-            {
-              id: 'augment-re',
-              action: 'augment',
-              match: { name: '/^tool_3[0-3]$/' },
-              parameters: { additionalProperties: false },
-            },
-            {
-              id: 'replace-5',
-              action: 'replace',
-              match: { name: 'tool_5' },
-              tool: { name: 'safe_tool_5', parameters: { type: 'object' } },
-            },
-            { id: 'rename-6', action: 'rename', match: { name: 'tool_6' }, alias: 'renamed_6' },
-            { id: 'hide-none', action: 'hide', match: { name: 'does_not_exist' } },
-            {
-              id: 'augment-mcp',
-              action: 'augment',
-              match: { declared_by: 'mcp' },
-              description_append: 'Via MCP.',
-            },
-            { id: 'hide-model', action: 'hide', match: { name: 'tool_7', model: 'gpt-5*' } },
-            { id: 'rename-8', action: 'rename', match: { name: 'tool_8' }, alias: 'renamed_8' },
-          ],
-        },
-      },
-    ],
+    policies: [{ name: 'bench', generation: 1, spec: { rules: TEN_RULES } }],
   });
 }
 

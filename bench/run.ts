@@ -1,6 +1,7 @@
 import { runApiReceiptsBench } from './api-receipts.ts';
 import { runApiSyncBench } from './api-sync.ts';
 import { runCoreMediationBench } from './core-mediation.ts';
+import { runGatewayBench } from './gateway.ts';
 import type { BenchResult } from './measure.ts';
 
 // `pnpm bench`: every benchmark, each measured against its baseline in this same process.
@@ -8,6 +9,7 @@ const benches: Array<{ name: string; run: () => BenchResult | Promise<BenchResul
   { name: 'core-mediation', run: runCoreMediationBench },
   { name: 'api-receipts', run: runApiReceiptsBench },
   { name: 'api-sync', run: runApiSyncBench },
+  { name: 'gateway', run: runGatewayBench },
 ];
 
 const only = process.argv.slice(2);

@@ -232,6 +232,7 @@ export class MediatingProxy {
     reply.raw.writeHead(200, headers);
     const mediator = createStreamMediator(record.mediation.response);
     let error: string | undefined;
+    let streamStatus = 200;
     let tail = '';
     try {
       for await (const chunk of response.body) {
@@ -242,16 +243,20 @@ export class MediatingProxy {
     } catch (cause) {
       // A stream cut mid-way: held tool calls are never released half-complete; the agent gets
       // a provider-style error event instead.
+      const timedOut = upstreamFailure(cause).status === 504;
+      streamStatus = signal.aborted ? 499 : timedOut ? 504 : 502;
       error = signal.aborted
         ? 'client disconnected'
-        : `upstream stream failed: ${(cause as Error).message}`;
+        : timedOut
+          ? 'upstream timed out mid-stream'
+          : `upstream stream failed: ${(cause as Error).message}`;
       tail = streamErrorEvent(surface, error);
     }
     const upstreamMs = performance.now() - upstreamStarted;
     this.deps.metrics.upstreamSeconds.observe({ surface }, upstreamMs / 1000);
     const evidence = mediator.evidence();
     this.countBlocked(surface, evidence);
-    const status = error ? (signal.aborted ? 499 : 502) : 200;
+    const status = streamStatus;
     const finished: Finished = { status, upstreamMs, evidence, ...(error ? { error } : {}) };
     try {
       await this.deps.recorder.record(

@@ -1,0 +1,50 @@
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import { Pool } from 'undici';
+
+/**
+ * The floor of one Node hop: bytes in, bytes out, nothing parsed. The benchmark runs it as its
+ * own process (`UPSTREAM_URL`, `PORT`) so that "added latency" has a reference that no real
+ * gateway can beat with the same runtime and HTTP client.
+ */
+const upstream = process.env.UPSTREAM_URL ?? 'http://127.0.0.1:8090';
+const port = Number(process.env.PORT ?? 0);
+const pool = new Pool(upstream, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'host']);
+
+function endToEnd(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>) {
+  const kept: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) kept[name] = value;
+  }
+  return kept;
+}
+
+const server = createServer(async (request, response) => {
+  try {
+    const upstreamResponse = await pool.request({
+      method: request.method as 'POST',
+      path: request.url ?? '/',
+      headers: endToEnd(request.headers),
+      body: request,
+    });
+    response.writeHead(upstreamResponse.statusCode, endToEnd(upstreamResponse.headers));
+    await pipeline(upstreamResponse.body, response);
+  } catch {
+    if (!response.headersSent) response.writeHead(502);
+    response.end();
+  }
+});
+server.keepAliveTimeout = 30_000;
+server.listen(port, '127.0.0.1', () => {
+  const address = server.address();
+  process.stdout.write(
+    `bare proxy on ${typeof address === 'object' && address ? address.port : port} → ${upstream}\n`,
+  );
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    server.close();
+    void pool.close().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,106 @@
+import { join } from 'node:path';
+import { createClient } from '@toolgate/contract';
+import { API_VERSION } from '@toolgate/core';
+import { TEN_RULES } from '../core-mediation.ts';
+import { freePort, type Processes, type Started } from './processes.ts';
+
+const GATEWAY = 'bench-gateway';
+
+export interface ToolgateStack {
+  /** The gateway's origin (agents' OpenAI baseURL is this + `/v1`). */
+  url: string;
+  gateway: Started;
+  api: Started;
+}
+
+/**
+ * The real thing, as processes: the API (embedded PostgreSQL under `dataDir`), provisioned
+ * through its typed client with a gateway Identity, a labelled Gateway, a MediationPolicy with
+ * the ten rules selecting it and a token; then the gateway, pointed at the mock, ready once its
+ * `/readyz` says it holds the bundle. Receipts are on: spooled with fsync and shipped to the API.
+ */
+export async function startToolgate(
+  processes: Processes,
+  options: {
+    mockUrl: string;
+    dataDir: string;
+    progress: (line: string) => void;
+    /** Extra gateway environment (a variant: another spool or shipping setting). */
+    gatewayEnv?: Record<string, string>;
+  },
+): Promise<ToolgateStack> {
+  const { progress } = options;
+  progress('starting the Toolgate API (embedded PostgreSQL)');
+  const apiPort = await freePort();
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const api = await processes.start({
+    name: 'api',
+    command: process.execPath,
+    args: ['--import', 'tsx', 'apps/api/src/main.ts'],
+    env: {
+      HOST: '127.0.0.1',
+      PORT: String(apiPort),
+      DATA_DIR: join(options.dataDir, 'api'),
+      LOG_LEVEL: 'warn',
+    },
+    readyUrl: `${apiUrl}/readyz`,
+    timeoutMs: 90_000,
+  });
+  const operatorToken = /\b(tg_[A-Za-z0-9_-]+)/.exec(api.output())?.[1];
+  if (!operatorToken) throw new Error('the API printed no operator token');
+
+  progress('provisioning: Identity, Gateway, MediationPolicy (10 rules), gateway token');
+  const operator = createClient({ baseUrl: apiUrl, token: operatorToken });
+  const labels = { bench: 'gateway' };
+  await operator.call('identities.create', {
+    body: {
+      apiVersion: API_VERSION,
+      kind: 'Identity',
+      metadata: { name: GATEWAY },
+      spec: { type: 'service', roles: ['gateway'] },
+    },
+  });
+  await operator.call('gateways.create', {
+    body: {
+      apiVersion: API_VERSION,
+      kind: 'Gateway',
+      metadata: { name: GATEWAY, labels },
+      spec: { identity: GATEWAY },
+    },
+  });
+  await operator.call('mediationPolicies.create', {
+    body: {
+      apiVersion: API_VERSION,
+      kind: 'MediationPolicy',
+      metadata: { name: 'bench-ten-rules' },
+      spec: { selector: { matchLabels: labels }, rules: TEN_RULES },
+    },
+  });
+  const { token } = await operator.call('tokens.issueToken', {
+    params: { name: GATEWAY },
+    body: { description: 'pnpm bench gateway' },
+  });
+
+  progress('starting the Toolgate gateway');
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const gateway = await processes.start({
+    name: 'gateway',
+    command: process.execPath,
+    args: ['--import', 'tsx', 'apps/gateway/src/main.ts'],
+    env: {
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      GATEWAY_NAME: GATEWAY,
+      API_URL: apiUrl,
+      API_TOKEN: token,
+      OPENAI_BASE_URL: options.mockUrl,
+      DATA_DIR: join(options.dataDir, 'gateway'),
+      LOG_LEVEL: 'warn',
+      ...options.gatewayEnv,
+    },
+    readyUrl: `${url}/readyz`,
+    timeoutMs: 30_000,
+  });
+  return { url, gateway, api };
+}
