@@ -401,3 +401,24 @@ describe('canonicalize: properties', () => {
     );
   });
 });
+
+describe('canonicalize and frozen values', () => {
+  it('gives the same text for a deeply frozen value, however often it is asked', () => {
+    const value = Object.freeze({
+      b: Object.freeze([1, Object.freeze({ d: 'x', c: null })]),
+      a: 2,
+    });
+    const first = canonicalize(value);
+    expect(first).toBe('{"a":2,"b":[1,{"c":null,"d":"x"}]}');
+    expect(canonicalize({ outer: value })).toBe(`{"outer":${first}}`);
+    expect(canonicalize(value)).toBe(first);
+  });
+
+  it('never serves stale text for a frozen object with mutable children', () => {
+    const child = { n: 1 };
+    const shallow = Object.freeze({ child });
+    expect(canonicalize(shallow)).toBe('{"child":{"n":1}}');
+    child.n = 2;
+    expect(canonicalize(shallow)).toBe('{"child":{"n":2}}');
+  });
+});

@@ -165,7 +165,39 @@ function serialize(
   }
 }
 
+/**
+ * Canonical text of deeply frozen objects, which can never change: the engine's memoized catalog
+ * outcomes (tool records, mediation blocks) are frozen and shared by every request, so hashing a
+ * receipt re-serializes only what is new in it. A WeakMap: entries go with their objects.
+ */
+const frozenTexts = new WeakMap<object, string>();
+
 function serializeObject(
+  input: object,
+  key: string | number,
+  stack: object[],
+  depth: number,
+): string | undefined {
+  if (!Object.isFrozen(input)) return serializeFresh(input, key, stack, depth);
+  const cached = frozenTexts.get(input);
+  if (cached !== undefined) return cached;
+  const text = serializeFresh(input, key, stack, depth);
+  if (text !== undefined && isDeeplyFrozen(input)) frozenTexts.set(input, text);
+  return text;
+}
+
+/** Frozen all the way down, and plain data (a `toJSON` could answer differently each time). */
+function isDeeplyFrozen(value: object): boolean {
+  if (!Object.isFrozen(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    return false;
+  }
+  for (const child of Object.values(value)) {
+    if (typeof child === 'object' && child !== null && !isDeeplyFrozen(child)) return false;
+  }
+  return true;
+}
+
+function serializeFresh(
   input: object,
   key: string | number,
   stack: object[],
