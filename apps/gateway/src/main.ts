@@ -60,7 +60,7 @@ const app = createGateway({
   gateway: env.GATEWAY_NAME,
   bundles,
   upstreams,
-  recorder: new ReceiptRecorder(spool, env.SPOOL_MAX_BYTES, env.SPOOL_FULL),
+  recorder: new ReceiptRecorder(spool),
   metrics,
   log,
   bodyLimit: env.BODY_LIMIT,

@@ -14,15 +14,11 @@ export class ReceiptRecorder {
   /** Schema hashes already handed to the spool by this process (the shipper uploads them). */
   private readonly scheduled = new Set<string>();
 
-  constructor(
-    private readonly spool: Spool<SpooledReceipt>,
-    private readonly maxBytes: number,
-    private readonly fullPolicy: 'reject' | 'drop',
-  ) {}
+  constructor(private readonly spool: Spool<SpooledReceipt>) {}
 
   /** True when the spool would refuse a receipt: check before calling the provider. */
   full(): boolean {
-    return this.fullPolicy === 'reject' && this.spool.stats().bytes >= this.maxBytes;
+    return this.spool.atCapacity();
   }
 
   /** Time-ordered, unique: `rcpt_` + 10 base36 digits of milliseconds + 16 random hex. */

@@ -292,6 +292,14 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
     });
   }
 
+  /**
+   * True when, with `fullPolicy: 'reject'`, the spool is at its bound: callers check before doing
+   * work whose receipt would then be refused (the gateway asks before calling the provider).
+   */
+  atCapacity(): boolean {
+    return this.fullPolicy === 'reject' && this.unackedBytes >= this.maxBytes;
+  }
+
   stats(): SpoolStats {
     return {
       depth: this.nextSeq - 1 - this.ackedThrough,

@@ -87,7 +87,7 @@ export async function startTestGateway(
     gateway: 'test-gw',
     bundles,
     upstreams,
-    recorder: new ReceiptRecorder(spool, maxBytes, 'reject'),
+    recorder: new ReceiptRecorder(spool),
     metrics,
     log,
     bodyLimit: 16 * 1024 * 1024,

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors.ts';
 import { canonicalize } from '../json/canonical-json.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json/json-value.ts';
+import { shuffledCopy } from '../json/shuffled-copy.ts';
 import type { ToolRecord } from '../receipt/receipt-schema.ts';
 import type { ToolDeclarationInput } from '../resources/mediation-policy.ts';
 import type { Surface } from '../resources/vocabulary.ts';
@@ -599,33 +600,6 @@ function deepFreeze<T>(value: T): T {
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
-}
-
-/** Deep copy whose objects list their keys in a pseudo-random order driven by `seed`. */
-function shuffledCopy<T>(value: T, seed: number): T {
-  let state = seed >>> 0 || 1;
-  const next = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 0x100000000;
-  };
-  const copy = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(copy);
-    if (typeof v === 'object' && v !== null) {
-      const entries = Object.entries(v);
-      for (let i = entries.length - 1; i > 0; i--) {
-        const j = Math.floor(next() * (i + 1));
-        [entries[i], entries[j]] = [
-          entries[j] as [string, unknown],
-          entries[i] as [string, unknown],
-        ];
-      }
-      return Object.fromEntries(entries.map(([k, child]) => [k, copy(child)]));
-    }
-    return v;
-  };
-  return copy(value) as T;
 }
 
 /** Sets `value` at the deepest reachable point of `path` in a copy of `body`. */

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import { BadRequestError } from '../errors.ts';
 import { CanonicalJsonError, canonicalize } from './canonical-json.ts';
+import { shuffledCopy } from './shuffled-copy.ts';
 
 /** The IEEE-754 double whose bit pattern is `hex` (16 hex digits). */
 function fromBits(hex: string): number {
@@ -20,35 +21,6 @@ function sortedCopy(value: unknown): unknown {
     );
   }
   return value;
-}
-
-/** Deep copy whose objects list their keys in a pseudo-random order driven by `seed`. */
-function shuffledCopy(value: unknown, seed: number): unknown {
-  let state = seed >>> 0 || 1;
-  const next = () => {
-    // xorshift32
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 0x100000000;
-  };
-  const copy = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(copy);
-    if (typeof v === 'object' && v !== null) {
-      const entries = Object.entries(v);
-      for (let i = entries.length - 1; i > 0; i--) {
-        const j = Math.floor(next() * (i + 1));
-        [entries[i], entries[j]] = [
-          entries[j] as [string, unknown],
-          entries[i] as [string, unknown],
-        ];
-      }
-      // fromEntries defines own properties, so a "__proto__" key stays an ordinary key.
-      return Object.fromEntries(entries.map(([k, x]) => [k, copy(x)]));
-    }
-    return v;
-  };
-  return copy(value);
 }
 
 function failure(value: unknown): CanonicalJsonError {
