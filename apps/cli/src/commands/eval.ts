@@ -13,6 +13,7 @@ import {
   type Surface,
 } from '@toolgate/core';
 import type { Command } from 'commander';
+import type { CliContext } from '../context.ts';
 import { readDocuments, readSingleDocument } from '../documents.ts';
 import { policiesFromDocuments } from '../policy-documents.ts';
 
@@ -28,7 +29,7 @@ export interface EvalOptions {
   gateway: string;
 }
 
-export function registerEval(program: Command): void {
+export function registerEval(program: Command, ctx: CliContext): void {
   program
     .command('eval')
     .summary('run the mediation engine locally on a request')
@@ -72,7 +73,7 @@ export function registerEval(program: Command): void {
     )
     .action(async (options: EvalOptions) => {
       const output = await runEval(options);
-      process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+      ctx.io.stdout(`${JSON.stringify(output, null, 2)}\n`);
     });
 }
 
