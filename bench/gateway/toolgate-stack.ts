@@ -27,6 +27,8 @@ export async function startToolgate(
     progress: (line: string) => void;
     /** Extra gateway environment (a variant: another spool or shipping setting). */
     gatewayEnv?: Record<string, string>;
+    /** Extra Node flags for the gateway process (e.g. `--cpu-prof` when profiling). */
+    gatewayNodeArgs?: string[];
   },
 ): Promise<ToolgateStack> {
   const { progress } = options;
@@ -87,7 +89,7 @@ export async function startToolgate(
   const gateway = await processes.start({
     name: 'gateway',
     command: process.execPath,
-    args: ['--import', 'tsx', 'apps/gateway/src/main.ts'],
+    args: [...(options.gatewayNodeArgs ?? []), '--import', 'tsx', 'apps/gateway/src/main.ts'],
     env: {
       HOST: '127.0.0.1',
       PORT: String(port),

@@ -5,13 +5,13 @@ import type { GatewayMetrics } from './metrics.ts';
 import { MediatingProxy } from './proxy/mediating-proxy.ts';
 import { providerError } from './proxy/provider-errors.ts';
 import type { Upstreams } from './proxy/upstream.ts';
-import type { ReceiptRecorder } from './receipts/receipt-recorder.ts';
+import type { ReceiptSink } from './receipts/receipt-recorder.ts';
 
 export interface GatewayParts {
   gateway: string;
   bundles: BundleStore;
   upstreams: Upstreams;
-  recorder: ReceiptRecorder;
+  recorder: ReceiptSink;
   metrics: GatewayMetrics;
   log: Logger;
   bodyLimit: number;

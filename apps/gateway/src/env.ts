@@ -27,7 +27,12 @@ export const GatewayEnv = z.object({
     .default(512 * 1024 * 1024),
   /** What a full spool does: refuse requests (nothing lost, the default) or count drops. */
   SPOOL_FULL: z.enum(['reject', 'drop']).default('reject'),
-  /** Small batches keep each JSON serialization short: shipping shares the proxy's event loop. */
+  /**
+   * `off` records no receipts at all — only for measuring what receipts cost (`pnpm bench`);
+   * the gateway warns at start. Never run a production gateway with it.
+   */
+  RECEIPTS: z.enum(['on', 'off']).default('on'),
+  /** Receipts per ingest request; each is spliced from the spool as stored (no re-serializing). */
   SHIP_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
   SHIP_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
   SYNC_WAIT_SECONDS: z.coerce.number().int().min(0).max(60).default(30),

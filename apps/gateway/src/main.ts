@@ -7,7 +7,7 @@ import { parseGatewayEnv } from './env.ts';
 import { createLogger } from './logger.ts';
 import { createMetrics } from './metrics.ts';
 import { Upstreams } from './proxy/upstream.ts';
-import { ReceiptRecorder } from './receipts/receipt-recorder.ts';
+import { DisabledReceipts, ReceiptRecorder } from './receipts/receipt-recorder.ts';
 import type { SpooledReceipt } from './receipts/spooled-receipt.ts';
 import { ReceiptShipper } from './shipping/receipt-shipper.ts';
 import { Spool } from './spool/spool.ts';
@@ -60,7 +60,7 @@ const app = createGateway({
   gateway: env.GATEWAY_NAME,
   bundles,
   upstreams,
-  recorder: new ReceiptRecorder(spool),
+  recorder: env.RECEIPTS === 'on' ? new ReceiptRecorder(spool) : new DisabledReceipts(),
   metrics,
   log,
   bodyLimit: env.BODY_LIMIT,
@@ -72,6 +72,11 @@ const app = createGateway({
     if (active) metrics.bundleAgeSeconds.set((Date.now() - active.appliedAt.getTime()) / 1000);
   },
 });
+if (env.RECEIPTS === 'off') {
+  log.warn(
+    'RECEIPTS=off: this gateway records NO receipts (benchmarking only; never in production)',
+  );
+}
 if (!env.API_TOKEN) log.warn('API_TOKEN is not set: policy sync and receipt shipping will fail');
 sync.start();
 shipper.start();

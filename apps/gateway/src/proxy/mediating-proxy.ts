@@ -18,7 +18,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { ActiveBundle, BundleStore } from '../bundle/bundle-store.ts';
 import type { GatewayMetrics } from '../metrics.ts';
-import { ReceiptRecorder } from '../receipts/receipt-recorder.ts';
+import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { SpoolFullError } from '../spool/errors.ts';
 import { providerError } from './provider-errors.ts';
 import type { Upstreams } from './upstream.ts';
@@ -31,7 +31,7 @@ export interface ProxyDependencies {
   gateway: string;
   bundles: BundleStore;
   upstreams: Upstreams;
-  recorder: ReceiptRecorder;
+  recorder: ReceiptSink;
   metrics: GatewayMetrics;
   log: Logger;
   /** Injected clock (tests); wall time by default. */

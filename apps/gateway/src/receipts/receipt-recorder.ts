@@ -1,16 +1,43 @@
 import { randomBytes } from 'node:crypto';
-import { buildReceiptBody, chainReceipt, type JsonObject, type ReceiptInput } from '@toolgate/core';
+import {
+  buildReceiptBody,
+  chainReceiptJson,
+  type JsonObject,
+  type ReceiptInput,
+} from '@toolgate/core';
 import type { Spool } from '../spool/spool.ts';
-import type { SpooledReceipt } from './spooled-receipt.ts';
+import { encodeSpooledReceipt, type SpooledReceipt } from './spooled-receipt.ts';
 
 const MAX_TRACKED_SCHEMAS = 100_000;
+
+/** Where the proxy hands each finished request's receipt. */
+export interface ReceiptSink {
+  /** True when a receipt would be refused: checked before calling the provider. */
+  full(): boolean;
+  /** Resolves with the receipt id once the receipt is durable. */
+  record(input: ReceiptInput, schemas: ReadonlyMap<string, JsonObject>): Promise<string>;
+}
+
+/**
+ * `RECEIPTS=off`: records nothing. It exists so `pnpm bench` can measure what receipts cost
+ * (same gateway, receipts on vs off); the gateway warns loudly at start when it is set.
+ */
+export class DisabledReceipts implements ReceiptSink {
+  full(): boolean {
+    return false;
+  }
+
+  async record(input: ReceiptInput): Promise<string> {
+    return input.id;
+  }
+}
 
 /**
  * Turns a finished request into a receipt in the spool: chained to this gateway's previous one,
  * with the tool declarations the shipper still has to upload. `record` resolves once the receipt
  * is durable — callers await it before completing the agent's response.
  */
-export class ReceiptRecorder {
+export class ReceiptRecorder implements ReceiptSink {
   /** Schema hashes already handed to the spool by this process (the shipper uploads them). */
   private readonly scheduled = new Set<string>();
 
@@ -34,10 +61,16 @@ export class ReceiptRecorder {
     }
     // Reading the chain head and appending happen in one synchronous step: concurrent requests
     // cannot fork the chain.
-    const receipt = chainReceipt(body, this.spool.chainHead());
-    await this.spool.append({ hash: receipt.hash, receipt, schemas: pending });
+    const { hash, json } = chainReceiptJson(body, this.spool.chainHead());
+    const payload = encodeSpooledReceipt({
+      id: body.id,
+      hash,
+      receiptJson: json,
+      schemas: pending,
+    });
+    await this.spool.appendEncoded(payload, hash);
     if (this.scheduled.size > MAX_TRACKED_SCHEMAS) this.scheduled.clear();
-    for (const hash of Object.keys(pending)) this.scheduled.add(hash);
-    return receipt.id;
+    for (const schemaHash of Object.keys(pending)) this.scheduled.add(schemaHash);
+    return body.id;
   }
 }

@@ -2,8 +2,14 @@ import { join } from 'node:path';
 import { type ApiClient, ApiError, type ReceiptIngestResult } from '@toolgate/contract';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../metrics.ts';
-import type { SpooledReceipt } from '../receipts/spooled-receipt.ts';
-import type { PendingRecord, Spool } from '../spool/spool.ts';
+import {
+  decodeSpooledReceipt,
+  type EncodedReceipt,
+  ingestBody,
+  parseSpooledReceipt,
+  type SpooledReceipt,
+} from '../receipts/spooled-receipt.ts';
+import type { Spool } from '../spool/spool.ts';
 import { Backoff, type BackoffOptions, pause } from './backoff.ts';
 import { Quarantine, type QuarantinedReceipt } from './quarantine.ts';
 import { SchemaUploader } from './schema-uploader.ts';
@@ -210,14 +216,14 @@ export class ReceiptShipper {
   private async shipBatch(): Promise<ShipResult> {
     if (this.requests.signal.aborted) throw new ShipmentError('the shipper was stopped');
     const { spool, client, gateway } = this.options;
-    const batch = await spool.pending(this.batchLimit);
-    if (batch.length === 0) return { acknowledged: 0, quarantined: 0 };
-    const records = batch.map((item) => item.receipt);
+    const pending = await spool.pendingEncoded(this.batchLimit);
+    if (pending.length === 0) return { acknowledged: 0, quarantined: 0 };
+    const batch = pending.map(({ seq, payload }) => ({ seq, ...decodeSpooledReceipt(payload) }));
     const { signal } = this.requests;
-    await this.schemas.upload(records, signal);
+    await this.schemas.upload(batch, signal);
     const { results } = await client.call('receipts.ingest', {
       params: { name: gateway },
-      body: { receipts: records.map((record) => record.receipt) },
+      rawBody: ingestBody(batch),
       signal,
     });
     const shipped = await this.settle(batch, results);
@@ -231,7 +237,7 @@ export class ReceiptShipper {
    * rest is retried in order.
    */
   private async settle(
-    batch: ReadonlyArray<PendingRecord<SpooledReceipt>>,
+    batch: ReadonlyArray<EncodedReceipt & { seq: number }>,
     results: ReadonlyArray<ReceiptIngestResult>,
   ): Promise<ShipResult> {
     const { spool, metrics, log } = this.options;
@@ -241,7 +247,7 @@ export class ReceiptShipper {
     let stuck: string | undefined;
     const quarantinedAt = new Date().toISOString();
     for (const [index, item] of batch.entries()) {
-      const id = item.receipt.receipt.id;
+      const id = item.id;
       const result = results[index];
       // An item the API could not read at all is reported with id "".
       const aligned = result?.id === id || (result?.result === 'rejected' && result.id === '');
@@ -256,7 +262,7 @@ export class ReceiptShipper {
           seq: item.seq,
           reason: result.reason ?? 'Unknown',
           ...(result.message !== undefined ? { message: result.message } : {}),
-          record: item.receipt,
+          record: parseSpooledReceipt(item),
         });
       } else {
         stuck = `receipt "${id}" was rejected (${result.reason ?? 'no reason'}): ${result.message ?? ''}`;

@@ -1,7 +1,6 @@
 import { type ApiClient, ApiError } from '@toolgate/contract';
 import type { JsonObject } from '@toolgate/core';
 import type { Logger } from 'pino';
-import type { SpooledReceipt } from '../receipts/spooled-receipt.ts';
 
 export interface SchemaUploaderOptions {
   client: ApiClient;
@@ -32,7 +31,10 @@ export class SchemaUploader {
    * batch must wait. A declaration the API refuses as invalid (400/413/422) is a gateway bug that
    * retrying cannot fix: it is logged loudly and skipped, and the receipts still go.
    */
-  async upload(records: ReadonlyArray<SpooledReceipt>, signal: AbortSignal): Promise<void> {
+  async upload(
+    records: ReadonlyArray<{ schemas: Record<string, JsonObject> }>,
+    signal: AbortSignal,
+  ): Promise<void> {
     const todo = new Map<string, JsonObject>();
     for (const record of records) {
       for (const [hash, declaration] of Object.entries(record.schemas ?? {})) {

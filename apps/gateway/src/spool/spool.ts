@@ -193,11 +193,19 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
    * A receipt refused or dropped because the spool is full does not move the head.
    */
   async append(receipt: T): Promise<void> {
-    if (this.closed) throw new SpoolClosedError();
-    if (this.failure !== null) throw this.failure;
     const hash = receipt.hash;
     if (typeof hash !== 'string') throw new TypeError('a spooled receipt needs a string `hash`');
-    const payload = Buffer.from(JSON.stringify(receipt), 'utf8');
+    return this.appendEncoded(Buffer.from(JSON.stringify(receipt), 'utf8'), hash);
+  }
+
+  /**
+   * `append` for a caller that serialized the record itself (the gateway's hot path lays out
+   * receipts so the shipper can splice them without parsing). `payload` must be the UTF-8 JSON
+   * of an object whose `hash` member is `hash` — recovery reads the chain head from it.
+   */
+  async appendEncoded(payload: Buffer, hash: string): Promise<void> {
+    if (this.closed) throw new SpoolClosedError();
+    if (this.failure !== null) throw this.failure;
     if (payload.length > MAX_PAYLOAD_BYTES) {
       throw new RangeError(`receipt of ${payload.length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
     }
@@ -233,10 +241,19 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
   }
 
   /** The oldest unacknowledged durable records, in append order, at most `limit`. */
-  pending(limit: number): Promise<Array<PendingRecord<T>>> {
+  async pending(limit: number): Promise<Array<PendingRecord<T>>> {
+    const raw = await this.pendingEncoded(limit);
+    return raw.map(({ seq, payload }) => ({
+      seq,
+      receipt: JSON.parse(payload.toString('utf8')) as T,
+    }));
+  }
+
+  /** `pending` without parsing: each record's payload bytes as appended. */
+  pendingEncoded(limit: number): Promise<Array<{ seq: number; payload: Buffer }>> {
     if (this.closed) return Promise.reject(new SpoolClosedError());
     return this.control(async () => {
-      const out: Array<PendingRecord<T>> = [];
+      const out: Array<{ seq: number; payload: Buffer }> = [];
       const last = Math.min(this.durableSeq, this.ackedThrough + Math.max(0, Math.floor(limit)));
       let seq = this.ackedThrough + 1;
       for (const segment of this.segments) {
@@ -256,7 +273,7 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
               `reading seq ${seq}: ${reason}`,
             );
           }
-          out.push({ seq, receipt: JSON.parse(record.payload.toString('utf8')) as T });
+          out.push({ seq, payload: record.payload });
           offset += record.size;
         }
       }

@@ -1,4 +1,5 @@
-import { hashCanonical } from '../hash/hash.ts';
+import { hashCanonical, hashString } from '../hash/hash.ts';
+import { canonicalize } from '../json/canonical-json.ts';
 import type { Receipt, ReceiptBody } from './receipt-schema.ts';
 
 /** sha256 over the canonical receipt without its own `hash` (but with `prev_hash`). */
@@ -11,6 +12,20 @@ export function receiptHash(receipt: ReceiptBody & { prev_hash: string | null })
 export function chainReceipt(body: ReceiptBody, prevHash: string | null): Receipt {
   const linked = { ...body, prev_hash: prevHash };
   return { ...linked, hash: receiptHash(linked) };
+}
+
+/**
+ * `chainReceipt` for a caller that needs the receipt as JSON text (the gateway spools it): the
+ * canonical text the hash is computed over, with `hash` appended as its last member — one
+ * serialization instead of two. Parsing `json` gives exactly the receipt `chainReceipt` returns.
+ */
+export function chainReceiptJson(
+  body: ReceiptBody,
+  prevHash: string | null,
+): { hash: string; json: string } {
+  const canonical = canonicalize({ ...body, prev_hash: prevHash });
+  const hash = hashString(canonical);
+  return { hash, json: `${canonical.slice(0, -1)},"hash":${JSON.stringify(hash)}}` };
 }
 
 export interface ChainBreak {

@@ -3,7 +3,7 @@ import { mediateRequest } from '../engine/mediate-request.ts';
 import { bundleOf, openAIRequest, openAITool } from '../engine/test-fixtures.ts';
 import { enforceResponseBody } from '../response/enforce-response.ts';
 import { buildReceiptBody, type ReceiptInput } from './build-receipt.ts';
-import { chainReceipt, receiptHash, verifyChain } from './chain.ts';
+import { chainReceipt, chainReceiptJson, receiptHash, verifyChain } from './chain.ts';
 import { Receipt, ReceiptBody } from './receipt-schema.ts';
 
 const bundle = bundleOf({
@@ -105,6 +105,17 @@ describe('receipt chain', () => {
     }
     return receipts;
   };
+
+  it('chainReceiptJson gives the same receipt as text, with the same hash', () => {
+    const body = buildReceiptBody(receiptInput('r-json'));
+    const prev = chain().at(-1)?.hash ?? null;
+    const { hash, json } = chainReceiptJson(body, prev);
+    const expected = chainReceipt(body, prev);
+    expect(hash).toBe(expected.hash);
+    const parsed = JSON.parse(json) as Receipt;
+    expect(parsed).toEqual(expected);
+    expect(receiptHash(parsed)).toBe(hash);
+  });
 
   it('links each receipt to the previous one and verifies', () => {
     const receipts = chain();

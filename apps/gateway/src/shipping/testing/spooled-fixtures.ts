@@ -6,7 +6,7 @@ import {
   enforceResponseBody,
   mediateRequest,
 } from '@toolgate/core';
-import type { SpooledReceipt } from '../../receipts/spooled-receipt.ts';
+import { encodeSpooledReceipt, type SpooledReceipt } from '../../receipts/spooled-receipt.ts';
 import type { Spool } from '../../spool/spool.ts';
 
 /**
@@ -126,7 +126,14 @@ export async function appendReceipts(
     const id = `${gateway}-${tag}-${String(i).padStart(4, '0')}`;
     const record = spooledReceipt(gateway, id, i, spool.chainHead());
     records.push(record);
-    appends.push(spool.append(record));
+    // Both layouts a spool can hold after an upgrade: the gateway's spliceable one, plain JSON.
+    const encoded = encodeSpooledReceipt({
+      id,
+      hash: record.hash,
+      receiptJson: JSON.stringify(record.receipt),
+      schemas: record.schemas,
+    });
+    appends.push(i % 2 === 0 ? spool.appendEncoded(encoded, record.hash) : spool.append(record));
   }
   await Promise.all(appends);
   return records;
