@@ -11,6 +11,7 @@ export interface ToolgateStack {
   url: string;
   gateway: Started;
   api: Started;
+  variant(name: string, env: Record<string, string>): Promise<{ url: string; gateway: Started }>;
 }
 
 /**
@@ -84,25 +85,44 @@ export async function startToolgate(
   });
 
   progress('starting the Toolgate gateway');
+  const gatewayProcess = { processes, apiUrl, token, mockUrl: options.mockUrl };
+  const gateway = await startGateway(gatewayProcess, {
+    dataDir: join(options.dataDir, 'gateway'),
+    ...(options.gatewayEnv ? { env: options.gatewayEnv } : {}),
+    ...(options.gatewayNodeArgs ? { nodeArgs: options.gatewayNodeArgs } : {}),
+  });
+  return {
+    ...gateway,
+    api,
+    /** Another gateway process on the same API and token (a variant, e.g. receipts off). */
+    variant: (name: string, env: Record<string, string>) =>
+      startGateway(gatewayProcess, { name, dataDir: join(options.dataDir, name), env }),
+  };
+}
+
+async function startGateway(
+  stack: { processes: Processes; apiUrl: string; token: string; mockUrl: string },
+  options: { name?: string; dataDir: string; env?: Record<string, string>; nodeArgs?: string[] },
+): Promise<{ url: string; gateway: Started }> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const gateway = await processes.start({
-    name: 'gateway',
+  const gateway = await stack.processes.start({
+    name: options.name ?? 'gateway',
     command: process.execPath,
-    args: [...(options.gatewayNodeArgs ?? []), '--import', 'tsx', 'apps/gateway/src/main.ts'],
+    args: [...(options.nodeArgs ?? []), '--import', 'tsx', 'apps/gateway/src/main.ts'],
     env: {
       HOST: '127.0.0.1',
       PORT: String(port),
       GATEWAY_NAME: GATEWAY,
-      API_URL: apiUrl,
-      API_TOKEN: token,
-      OPENAI_BASE_URL: options.mockUrl,
-      DATA_DIR: join(options.dataDir, 'gateway'),
+      API_URL: stack.apiUrl,
+      API_TOKEN: stack.token,
+      OPENAI_BASE_URL: stack.mockUrl,
+      DATA_DIR: options.dataDir,
       LOG_LEVEL: 'warn',
-      ...options.gatewayEnv,
+      ...options.env,
     },
     readyUrl: `${url}/readyz`,
     timeoutMs: 30_000,
   });
-  return { url, gateway, api };
+  return { url, gateway };
 }
