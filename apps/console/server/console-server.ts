@@ -1,0 +1,89 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, preview } from 'vite';
+import { proxyTo } from './proxy.ts';
+
+/** apps/console */
+export const CONSOLE_ROOT = fileURLToPath(new URL('..', import.meta.url));
+const DIST = join(CONSOLE_ROOT, 'dist');
+/** What the build is made of: a change in any of these makes `dist/` stale. */
+const SOURCES = [
+  join(CONSOLE_ROOT, 'src'),
+  join(CONSOLE_ROOT, 'index.html'),
+  join(CONSOLE_ROOT, 'vite.config.ts'),
+  join(CONSOLE_ROOT, 'package.json'),
+  join(CONSOLE_ROOT, '../../packages/contract/src'),
+  join(CONSOLE_ROOT, '../../packages/core/src'),
+];
+
+export interface ConsoleServer {
+  /** e.g. `http://127.0.0.1:5173` */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Newest modification time under `path` (a file or a directory tree); 0 when missing. */
+async function newestMtime(path: string): Promise<number> {
+  const info = await stat(path).catch(() => undefined);
+  if (!info) return 0;
+  if (!info.isDirectory()) return info.mtimeMs;
+  const entries = await readdir(path, { withFileTypes: true });
+  const times = await Promise.all(
+    entries
+      .filter((entry) => entry.name !== 'node_modules' && !entry.name.endsWith('.test.ts'))
+      .map((entry) => newestMtime(join(path, entry.name))),
+  );
+  return Math.max(info.mtimeMs, ...times);
+}
+
+/** True when `dist/` is missing or older than any source of the build. */
+export async function isBuildStale(): Promise<boolean> {
+  const built = await stat(join(DIST, 'index.html')).catch(() => undefined);
+  if (!built) return true;
+  const sources = await Promise.all(SOURCES.map(newestMtime));
+  return Math.max(...sources) > built.mtimeMs;
+}
+
+/** Builds the production bundle into `dist/` unless it is up to date; true when it built. */
+export async function ensureBuilt(
+  options: { log?: (line: string) => void } = {},
+): Promise<boolean> {
+  if (!(await isBuildStale())) return false;
+  options.log?.('building the console (dist/ is missing or older than its sources)…');
+  await build({ root: CONSOLE_ROOT, logLevel: 'warn', mode: 'production' });
+  return true;
+}
+
+/**
+ * Serves the production build of the console (building it first when stale) and proxies the API
+ * paths to `apiUrl`, so the browser talks to one origin. `port: 0` picks a free port.
+ */
+export async function startConsoleServer(options: {
+  apiUrl: string;
+  port?: number;
+  host?: string;
+  log?: (line: string) => void;
+}): Promise<ConsoleServer> {
+  await ensureBuilt(options.log ? { log: options.log } : {});
+  const host = options.host ?? '127.0.0.1';
+  const server = await preview({
+    root: CONSOLE_ROOT,
+    logLevel: 'warn',
+    // The production server reads no vite.config.ts: everything it needs is given here.
+    configFile: false,
+    preview: {
+      host,
+      port: options.port ?? 0,
+      strictPort: true,
+      open: false,
+      proxy: proxyTo(options.apiUrl),
+    },
+  });
+  const address = server.httpServer.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    close: () => server.close(),
+  };
+}

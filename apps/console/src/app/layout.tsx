@@ -1,0 +1,76 @@
+import { Suspense, useEffect } from 'react';
+import { Navigate, NavLink, Outlet, useLocation } from 'react-router';
+import { httpStatusOf } from '../shared/api/api-client.tsx';
+import { useSession, useWhoami } from '../shared/auth/session.tsx';
+import { ErrorState, Loading } from '../shared/ui/states.tsx';
+
+const NAV = [
+  { to: '/policies', label: 'Policies' },
+  { to: '/receipts', label: 'Receipts' },
+  { to: '/fidelity', label: 'Fidelity' },
+  { to: '/gateways', label: 'Gateways' },
+  { to: '/identities', label: 'Identities' },
+  { to: '/audit', label: 'Audit log' },
+];
+
+/** The signed-in frame: navigation, who is signed in with which roles, and the page. */
+export function Layout() {
+  const { token, signOut } = useSession();
+  const who = useWhoami();
+  const location = useLocation();
+  const unauthorized = httpStatusOf(who.error) === 401;
+  useEffect(() => {
+    if (unauthorized) signOut();
+  }, [unauthorized, signOut]);
+  if (!token || unauthorized) {
+    return <Navigate to="/sign-in" replace state={{ from: location.pathname + location.search }} />;
+  }
+  return (
+    <div className="shell">
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="topbar">
+        <span className="brand">Toolgate</span>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.map((item) => (
+              <li key={item.to}>
+                <NavLink to={item.to}>{item.label}</NavLink>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="who">
+          {who.data ? (
+            <>
+              <span>{who.data.identity}</span>{' '}
+              {who.data.roles.map((role) => (
+                <span
+                  key={role}
+                  className={`pill pill-${role === 'operator' ? 'info' : 'neutral'}`}
+                >
+                  {role}
+                </span>
+              ))}
+            </>
+          ) : null}
+          <button type="button" className="button button-quiet" onClick={signOut}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      <main id="main" className="content" tabIndex={-1}>
+        {who.isPending ? (
+          <Loading label="Checking your token…" />
+        ) : who.error ? (
+          <ErrorState error={who.error} retry={() => void who.refetch()} />
+        ) : (
+          <Suspense fallback={<Loading />}>
+            <Outlet />
+          </Suspense>
+        )}
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,86 @@
+import { lazy } from 'react';
+import { createBrowserRouter, Navigate, type RouteObject, useRouteError } from 'react-router';
+import { SignInPage } from '../features/auth/components/sign-in-page.tsx';
+import { Empty, ErrorState } from '../shared/ui/states.tsx';
+import { Layout } from './layout.tsx';
+
+// Every page is its own chunk: the initial bundle is the shell, and the editor and diff
+// (CodeMirror) load only on the pages that use them.
+const PoliciesPage = lazy(() =>
+  import('../features/policies/components/policies-page.tsx').then((m) => ({
+    default: m.PoliciesPage,
+  })),
+);
+const NewPolicyPage = lazy(() =>
+  import('../features/policies/components/new-policy-page.tsx').then((m) => ({
+    default: m.NewPolicyPage,
+  })),
+);
+const PolicyPage = lazy(() =>
+  import('../features/policies/components/policy-page.tsx').then((m) => ({
+    default: m.PolicyPage,
+  })),
+);
+const ReceiptsPage = lazy(() =>
+  import('../features/receipts/components/receipts-page.tsx').then((m) => ({
+    default: m.ReceiptsPage,
+  })),
+);
+const ReceiptPage = lazy(() =>
+  import('../features/receipts/components/receipt-page.tsx').then((m) => ({
+    default: m.ReceiptPage,
+  })),
+);
+const FidelityPage = lazy(() =>
+  import('../features/fidelity/components/fidelity-page.tsx').then((m) => ({
+    default: m.FidelityPage,
+  })),
+);
+const GatewaysPage = lazy(() =>
+  import('../features/gateways/components/gateways-page.tsx').then((m) => ({
+    default: m.GatewaysPage,
+  })),
+);
+const IdentitiesPage = lazy(() =>
+  import('../features/identities/components/identities-page.tsx').then((m) => ({
+    default: m.IdentitiesPage,
+  })),
+);
+const AuditPage = lazy(() =>
+  import('../features/audit/components/audit-page.tsx').then((m) => ({ default: m.AuditPage })),
+);
+
+function RouteError() {
+  return (
+    <ErrorState
+      title="This page failed to load"
+      error={useRouteError()}
+      retry={() => window.location.reload()}
+    />
+  );
+}
+
+export const routes: RouteObject[] = [
+  { path: '/sign-in', element: <SignInPage /> },
+  {
+    element: <Layout />,
+    errorElement: <RouteError />,
+    children: [
+      { index: true, element: <Navigate to="/policies" replace /> },
+      { path: 'policies', element: <PoliciesPage /> },
+      { path: 'policies/new', element: <NewPolicyPage /> },
+      { path: 'policies/:name', element: <PolicyPage /> },
+      { path: 'receipts', element: <ReceiptsPage /> },
+      { path: 'receipts/:id', element: <ReceiptPage /> },
+      { path: 'fidelity', element: <FidelityPage /> },
+      { path: 'gateways', element: <GatewaysPage /> },
+      { path: 'identities', element: <IdentitiesPage /> },
+      { path: 'audit', element: <AuditPage /> },
+      { path: '*', element: <Empty title="Page not found">Nothing lives at this address.</Empty> },
+    ],
+  },
+];
+
+export function createRouter() {
+  return createBrowserRouter(routes);
+}

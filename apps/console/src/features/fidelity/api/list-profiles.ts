@@ -1,0 +1,25 @@
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import type { ApiClient } from '@toolgate/contract';
+import type { ProviderProfile } from '@toolgate/core';
+import { useApiClient } from '../../../shared/api/api-client.tsx';
+import { fidelityKeys } from './keys.ts';
+
+export async function fetchProfiles(client: ApiClient, signal?: AbortSignal) {
+  const list = await client.call('providerProfiles.list', {
+    query: { limit: 1000 },
+    ...(signal ? { signal } : {}),
+  });
+  // The contract types resource responses as the union of every kind; this route answers one.
+  return list.items as ProviderProfile[];
+}
+
+export function profilesQueryOptions(client: ApiClient) {
+  return queryOptions({
+    queryKey: fidelityKeys.profiles(),
+    queryFn: ({ signal }) => fetchProfiles(client, signal),
+  });
+}
+
+export function useProfiles() {
+  return useQuery(profilesQueryOptions(useApiClient()));
+}

@@ -1,0 +1,196 @@
+import type { MediationPolicy } from '@toolgate/core';
+import { useMemo, useState } from 'react';
+import { useNavigate } from 'react-router';
+import { errorMessage, fieldErrors } from '../../../shared/api/api-client.tsx';
+import { YamlEditor } from '../../../shared/editor/yaml-editor.tsx';
+import { rangeOfField } from '../../../shared/editor/yaml-positions.ts';
+import { useDebounced } from '../../../shared/lib/use-debounced.ts';
+import { Pill } from '../../../shared/ui/badges.tsx';
+import { useApplyPolicy } from '../api/apply-policy.ts';
+import { useValidatePolicy } from '../api/validate-policy.ts';
+import { editableObject, NEW_POLICY_TEMPLATE, parseDraft, toYaml } from '../draft/policy-draft.ts';
+import { PolicyForm } from './policy-form.tsx';
+import { PreviewPanel } from './preview-panel.tsx';
+
+type View = 'yaml' | 'form';
+
+/**
+ * Edits a policy as YAML or as a form (one draft, two views), validates it live on the server
+ * (dry run) with each error at its field, previews it, and applies it as a new generation.
+ */
+export function PolicyEditor(props: { existing?: MediationPolicy; canWrite: boolean }) {
+  const { existing, canWrite } = props;
+  const initial = useMemo(
+    () => (existing ? toYaml(editableObject(existing)) : NEW_POLICY_TEMPLATE),
+    [existing],
+  );
+  const [text, setText] = useState(initial);
+  const [view, setView] = useState<View>('yaml');
+  const debounced = useDebounced(text, 350);
+  const draft = useMemo(() => parseDraft(debounced), [debounced]);
+  const liveDraft = useMemo(() => parseDraft(text), [text]);
+  const name = existing?.metadata.name;
+  const validation = useValidatePolicy(name, draft, canWrite);
+  const apply = useApplyPolicy(name);
+  const navigate = useNavigate();
+
+  const dirty = text !== initial;
+  const checking = canWrite && (debounced !== text || validation.isFetching);
+  const result = validation.data;
+  const causes = result && !result.valid ? result.causes : [];
+  const applyCauses = fieldErrors(apply.error);
+  const errors = apply.error && applyCauses.length > 0 ? applyCauses : causes;
+  const diagnostics = useMemo(
+    () =>
+      debounced === text
+        ? errors.map((e) => ({
+            ...rangeOfField(text, e.field),
+            message: `${e.field}: ${e.message}`,
+          }))
+        : [],
+    [errors, text, debounced],
+  );
+
+  const onApply = () => {
+    if (!liveDraft.ok) return;
+    const object = liveDraft.object;
+    const metadata = {
+      ...(object.metadata as Record<string, unknown>),
+      ...(existing ? { resourceVersion: existing.metadata.resourceVersion } : {}),
+    };
+    apply.mutate(
+      { ...object, metadata },
+      {
+        onSuccess: (policy) => {
+          if (!existing) void navigate(`/policies/${encodeURIComponent(policy.metadata.name)}`);
+        },
+      },
+    );
+  };
+
+  return (
+    <div className="editor-layout">
+      <div className="editor-main">
+        <div className="toolbar">
+          <div className="segmented" role="tablist" aria-label="Editor view">
+            {(['yaml', 'form'] as const).map((v) => (
+              <button
+                key={v}
+                type="button"
+                role="tab"
+                aria-selected={view === v}
+                className={view === v ? 'active' : ''}
+                onClick={() => setView(v)}
+              >
+                {v === 'yaml' ? 'YAML' : 'Form'}
+              </button>
+            ))}
+          </div>
+          <ValidationBadge
+            canWrite={canWrite}
+            checking={checking}
+            syntaxError={liveDraft.ok ? undefined : liveDraft.error}
+            result={result}
+            error={validation.error}
+          />
+        </div>
+
+        {view === 'yaml' ? (
+          <YamlEditor
+            value={text}
+            onChange={setText}
+            readOnly={!canWrite}
+            diagnostics={diagnostics}
+            label={`Policy YAML${name ? ` for ${name}` : ''}`}
+          />
+        ) : liveDraft.ok ? (
+          <PolicyForm
+            object={liveDraft.object}
+            onChange={(object) => setText(toYaml(object))}
+            errors={errors}
+            nameLocked={existing !== undefined}
+            readOnly={!canWrite}
+          />
+        ) : (
+          <p className="field-error" role="alert">
+            Fix the YAML first: {liveDraft.error}
+          </p>
+        )}
+
+        {errors.length > 0 ? (
+          <div className="error-list" role="alert" aria-label="Validation errors">
+            <strong>{errors.length === 1 ? '1 error' : `${errors.length} errors`}</strong>
+            <ul className="error-items">
+              {errors.map((e) => (
+                <li key={`${e.field}:${e.message}`}>
+                  <code>{e.field}</code> {e.message}
+                </li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
+
+        {canWrite ? (
+          <div className="form-actions">
+            <button
+              type="button"
+              className="button button-primary"
+              disabled={!liveDraft.ok || apply.isPending || (existing !== undefined && !dirty)}
+              onClick={onApply}
+            >
+              {apply.isPending
+                ? 'Applying…'
+                : existing
+                  ? 'Apply as new generation'
+                  : 'Create policy'}
+            </button>
+            {dirty ? (
+              <button
+                type="button"
+                className="button button-quiet"
+                onClick={() => setText(initial)}
+              >
+                Discard changes
+              </button>
+            ) : null}
+            {apply.isSuccess && !dirty ? (
+              <span role="status">Applied: generation {apply.data.metadata.generation}</span>
+            ) : null}
+            {apply.error && applyCauses.length === 0 ? (
+              <span className="field-error" role="alert">
+                {errorMessage(apply.error)}
+              </span>
+            ) : null}
+          </div>
+        ) : (
+          <p className="muted">Read-only: your role cannot change policies.</p>
+        )}
+      </div>
+      <aside className="editor-side" aria-label="Preview">
+        <PreviewPanel spec={liveDraft.ok ? liveDraft.object.spec : undefined} />
+      </aside>
+    </div>
+  );
+}
+
+function ValidationBadge(props: {
+  canWrite: boolean;
+  checking: boolean;
+  syntaxError: string | undefined;
+  result: { valid: boolean } | undefined;
+  error: unknown;
+}) {
+  let badge = <Pill tone="neutral">not validated</Pill>;
+  if (props.syntaxError) badge = <Pill tone="bad">YAML error</Pill>;
+  else if (!props.canWrite) badge = <Pill tone="neutral">read-only</Pill>;
+  else if (props.checking) badge = <Pill tone="info">validating…</Pill>;
+  else if (props.error) badge = <Pill tone="warn">validation unavailable</Pill>;
+  else if (props.result?.valid) badge = <Pill tone="good">valid (dry run)</Pill>;
+  else if (props.result) badge = <Pill tone="bad">invalid</Pill>;
+  return (
+    <span className="validation" role="status" aria-live="polite">
+      {badge}
+      {props.syntaxError ? <span className="field-error"> {props.syntaxError}</span> : null}
+    </span>
+  );
+}

@@ -1,0 +1,271 @@
+import { MediationMode } from '@toolgate/core';
+import { Field } from '../../../shared/ui/field.tsx';
+import {
+  applyFormFields,
+  type FormFields,
+  type RuleFields,
+  selectorError,
+  toFormFields,
+} from '../draft/form-model.ts';
+
+const ACTIONS = ['hide', 'augment', 'replace', 'rename'] as const;
+
+/**
+ * The form view of a policy: the common fields as controls, each with the server's error for
+ * its path. Fields the form does not show stay in the YAML untouched.
+ */
+export function PolicyForm(props: {
+  object: Record<string, unknown>;
+  onChange: (object: Record<string, unknown>) => void;
+  errors: ReadonlyArray<{ field: string; message: string }>;
+  nameLocked: boolean;
+  readOnly: boolean;
+}) {
+  const fields = toFormFields(props.object);
+  const update = (patch: Partial<FormFields>) =>
+    props.onChange(applyFormFields(props.object, { ...fields, ...patch }));
+  const updateRule = (index: number, patch: Partial<RuleFields>) =>
+    update({ rules: fields.rules.map((r, i) => (i === index ? { ...r, ...patch } : r)) });
+  const errorAt = (...paths: string[]) =>
+    props.errors
+      .filter((e) =>
+        paths.some(
+          (p) => e.field === p || e.field.startsWith(`${p}.`) || e.field.startsWith(`${p}[`),
+        ),
+      )
+      .map((e) => e.message)
+      .join('; ') || undefined;
+  const disabled = props.readOnly;
+
+  return (
+    <form
+      className="policy-form"
+      onSubmit={(event) => event.preventDefault()}
+      aria-label="Policy form"
+    >
+      <div className="form-grid">
+        <Field label="Name" error={errorAt('metadata.name')}>
+          {(control) => (
+            <input
+              {...control}
+              value={fields.name}
+              disabled={disabled || props.nameLocked}
+              onChange={(e) => update({ name: e.target.value })}
+            />
+          )}
+        </Field>
+        <Field label="Labels" hint="key=value, comma separated" error={errorAt('metadata.labels')}>
+          {(control) => (
+            <input
+              {...control}
+              value={fields.labels}
+              disabled={disabled}
+              onChange={(e) => update({ labels: e.target.value })}
+            />
+          )}
+        </Field>
+        <Field label="Mode" error={errorAt('spec.mode')}>
+          {(control) => (
+            <select
+              {...control}
+              value={fields.mode}
+              disabled={disabled}
+              onChange={(e) => update({ mode: e.target.value })}
+            >
+              {MediationMode.options.map((mode) => (
+                <option key={mode}>{mode}</option>
+              ))}
+            </select>
+          )}
+        </Field>
+        <Field label="Priority" error={errorAt('spec.priority')}>
+          {(control) => (
+            <input
+              {...control}
+              inputMode="numeric"
+              value={fields.priority}
+              disabled={disabled}
+              onChange={(e) => update({ priority: e.target.value })}
+            />
+          )}
+        </Field>
+        <Field
+          label="Gateway selector"
+          hint="e.g. env=prod,region in (eu,us); empty selects every gateway"
+          error={selectorError(fields.selector) ?? errorAt('spec.selector')}
+        >
+          {(control) => (
+            <input
+              {...control}
+              value={fields.selector}
+              disabled={disabled}
+              onChange={(e) => update({ selector: e.target.value })}
+            />
+          )}
+        </Field>
+        <Field label="Unknown identities" error={errorAt('spec.unknownIdentities')}>
+          {(control) => (
+            <select
+              {...control}
+              value={fields.unknownIdentities}
+              disabled={disabled}
+              onChange={(e) => update({ unknownIdentities: e.target.value })}
+            >
+              <option value="unverified">mark unverified</option>
+              <option value="reject">reject</option>
+            </select>
+          )}
+        </Field>
+      </div>
+
+      <fieldset className="rules">
+        <legend>Rules</legend>
+        {errorAt('spec.rules') && fields.rules.length === 0 ? (
+          <p className="field-error" role="alert">
+            {errorAt('spec.rules')}
+          </p>
+        ) : null}
+        {fields.rules.map((rule, index) => {
+          const at = `spec.rules[${index}]`;
+          return (
+            <fieldset className="rule" key={index}>
+              <legend>
+                Rule {index + 1}
+                {rule.id ? `: ${rule.id}` : ''}
+              </legend>
+              <div className="form-grid">
+                <Field label="Rule id" error={errorAt(`${at}.id`)}>
+                  {(control) => (
+                    <input
+                      {...control}
+                      value={rule.id}
+                      disabled={disabled}
+                      onChange={(e) => updateRule(index, { id: e.target.value })}
+                    />
+                  )}
+                </Field>
+                <Field label="Action" error={errorAt(`${at}.action`)}>
+                  {(control) => (
+                    <select
+                      {...control}
+                      value={rule.action}
+                      disabled={disabled}
+                      onChange={(e) => updateRule(index, { action: e.target.value })}
+                    >
+                      {ACTIONS.map((action) => (
+                        <option key={action}>{action}</option>
+                      ))}
+                    </select>
+                  )}
+                </Field>
+                <Field
+                  label="Tool name"
+                  hint="exact, glob (*) or /regex/"
+                  error={errorAt(`${at}.match`)}
+                >
+                  {(control) => (
+                    <input
+                      {...control}
+                      value={rule.name}
+                      disabled={disabled}
+                      onChange={(e) => updateRule(index, { name: e.target.value })}
+                    />
+                  )}
+                </Field>
+                {rule.action === 'rename' ? (
+                  <Field label="Provider alias" error={errorAt(`${at}.alias`)}>
+                    {(control) => (
+                      <input
+                        {...control}
+                        value={rule.alias}
+                        disabled={disabled}
+                        onChange={(e) => updateRule(index, { alias: e.target.value })}
+                      />
+                    )}
+                  </Field>
+                ) : null}
+                {rule.action === 'augment' ? (
+                  <Field
+                    label="Append to description"
+                    error={errorAt(`${at}.description_append`, `${at}.parameters`)}
+                  >
+                    {(control) => (
+                      <input
+                        {...control}
+                        value={rule.descriptionAppend}
+                        disabled={disabled}
+                        onChange={(e) => updateRule(index, { descriptionAppend: e.target.value })}
+                      />
+                    )}
+                  </Field>
+                ) : null}
+                {rule.action === 'replace' ? (
+                  <p className="field-hint">
+                    The replacement declaration is edited in the YAML view (<code>tool:</code>).
+                    {errorAt(`${at}.tool`) ? (
+                      <span className="field-error"> {errorAt(`${at}.tool`)}</span>
+                    ) : null}
+                  </p>
+                ) : null}
+                <Field label="Description" error={errorAt(`${at}.description`)}>
+                  {(control) => (
+                    <input
+                      {...control}
+                      value={rule.description}
+                      disabled={disabled}
+                      onChange={(e) => updateRule(index, { description: e.target.value })}
+                    />
+                  )}
+                </Field>
+              </div>
+              <div className="rule-actions">
+                <label className="checkbox">
+                  <input
+                    type="checkbox"
+                    checked={rule.enabled}
+                    disabled={disabled}
+                    onChange={(e) => updateRule(index, { enabled: e.target.checked })}
+                  />{' '}
+                  Enabled
+                </label>
+                {!disabled ? (
+                  <button
+                    type="button"
+                    className="button button-quiet"
+                    onClick={() => update({ rules: fields.rules.filter((_, i) => i !== index) })}
+                  >
+                    Remove rule {index + 1}
+                  </button>
+                ) : null}
+              </div>
+            </fieldset>
+          );
+        })}
+        {!disabled ? (
+          <button
+            type="button"
+            className="button"
+            onClick={() =>
+              update({
+                rules: [
+                  ...fields.rules,
+                  {
+                    id: `rule-${fields.rules.length + 1}`,
+                    action: 'hide',
+                    name: '',
+                    description: '',
+                    enabled: true,
+                    alias: '',
+                    descriptionAppend: '',
+                  },
+                ],
+              })
+            }
+          >
+            Add rule
+          </button>
+        ) : null}
+      </fieldset>
+    </form>
+  );
+}

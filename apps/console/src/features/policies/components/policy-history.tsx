@@ -1,0 +1,124 @@
+import { useState } from 'react';
+import { errorMessage } from '../../../shared/api/api-client.tsx';
+import { useCan } from '../../../shared/auth/session.tsx';
+import { HashBadge, Pill, Time } from '../../../shared/ui/badges.tsx';
+import { Empty, QueryView } from '../../../shared/ui/states.tsx';
+import { useRevisions } from '../api/list-revisions.ts';
+import { useRollbackPolicy } from '../api/rollback-policy.ts';
+
+/** Every generation, newest first; pick two to diff, roll back to any older one. */
+export function PolicyHistory(props: {
+  name: string;
+  current: number;
+  onCompare: (from: number, to: number) => void;
+}) {
+  const revisions = useRevisions(props.name);
+  const rollback = useRollbackPolicy(props.name);
+  const canRollback = useCan('policies.rollback');
+  const [selected, setSelected] = useState<number[]>([]);
+  const toggle = (generation: number) =>
+    setSelected((current) =>
+      current.includes(generation)
+        ? current.filter((g) => g !== generation)
+        : [...current, generation].slice(-2),
+    );
+  const [a, b] = [...selected].sort((x, y) => x - y);
+
+  return (
+    <QueryView query={revisions} loadingLabel="Loading history…">
+      {(items) =>
+        items.length === 0 ? (
+          <Empty title="No revisions" />
+        ) : (
+          <>
+            <div className="toolbar">
+              <button
+                type="button"
+                className="button"
+                disabled={a === undefined || b === undefined}
+                onClick={() => a !== undefined && b !== undefined && props.onCompare(a, b)}
+              >
+                Compare selected{a !== undefined && b !== undefined ? ` (${a} ↔ ${b})` : ''}
+              </button>
+              <span className="muted">Select two generations to diff them.</span>
+            </div>
+            {rollback.error ? (
+              <p className="field-error" role="alert">
+                Rollback failed: {errorMessage(rollback.error)}
+              </p>
+            ) : null}
+            {rollback.isSuccess ? (
+              <p role="status">
+                Rolled back: generation {rollback.data.metadata.generation} now has the spec of
+                generation {rollback.variables}.
+              </p>
+            ) : null}
+            <div className="table-wrap">
+              <table className="table">
+                <caption className="sr-only">Generations of {props.name}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Compare</th>
+                    <th scope="col">Generation</th>
+                    <th scope="col">Spec hash</th>
+                    <th scope="col">Author</th>
+                    <th scope="col">Applied</th>
+                    <th scope="col">
+                      <span className="sr-only">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {items.map((revision) => (
+                    <tr key={revision.generation}>
+                      <td>
+                        <input
+                          type="checkbox"
+                          aria-label={`Select generation ${revision.generation} for diff`}
+                          checked={selected.includes(revision.generation)}
+                          onChange={() => toggle(revision.generation)}
+                        />
+                      </td>
+                      <th scope="row">
+                        {revision.generation}{' '}
+                        {revision.generation === props.current ? (
+                          <Pill tone="good">current</Pill>
+                        ) : null}
+                      </th>
+                      <td>
+                        <HashBadge hash={revision.hash} label="spec" />
+                      </td>
+                      <td>{revision.author}</td>
+                      <td>
+                        <Time value={revision.createdAt} />
+                      </td>
+                      <td>
+                        {canRollback && revision.generation !== props.current ? (
+                          <button
+                            type="button"
+                            className="button button-quiet"
+                            disabled={rollback.isPending}
+                            onClick={() => {
+                              if (
+                                window.confirm(
+                                  `Roll ${props.name} back to generation ${revision.generation}?`,
+                                )
+                              )
+                                rollback.mutate(revision.generation);
+                            }}
+                          >
+                            Roll back to {revision.generation}
+                          </button>
+                        ) : null}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          </>
+        )
+      }
+    </QueryView>
+  );
+}

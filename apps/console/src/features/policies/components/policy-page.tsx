@@ -1,0 +1,92 @@
+import { Link, useParams } from 'react-router';
+import { useCan } from '../../../shared/auth/session.tsx';
+import { useUrlState } from '../../../shared/lib/search-params.ts';
+import { HashBadge, Labels, Pill } from '../../../shared/ui/badges.tsx';
+import { PageHeader } from '../../../shared/ui/page.tsx';
+import { QueryView } from '../../../shared/ui/states.tsx';
+import { usePolicy } from '../api/get-policy.ts';
+import { PolicyDiff } from './policy-diff.tsx';
+import { PolicyEditor } from './policy-editor.tsx';
+import { PolicyHistory } from './policy-history.tsx';
+
+const TABS = [
+  { id: 'edit', label: 'Editor' },
+  { id: 'history', label: 'History' },
+  { id: 'diff', label: 'Diff' },
+] as const;
+const KEYS = ['tab', 'from', 'to'] as const;
+
+/** One policy: editor, history of generations with rollback, diff of any two generations. */
+export function PolicyPage() {
+  const { name = '' } = useParams();
+  const policy = usePolicy(name);
+  const canWrite = useCan('mediationPolicies.replace');
+  const [state, setState] = useUrlState(KEYS);
+  const tab = TABS.some((t) => t.id === state.tab)
+    ? (state.tab as (typeof TABS)[number]['id'])
+    : 'edit';
+
+  return (
+    <QueryView query={policy} loadingLabel="Loading policy…">
+      {(p) => (
+        <>
+          <PageHeader
+            title={p.metadata.name}
+            subtitle={
+              <>
+                <Link to="/policies">← All policies</Link> · generation {p.metadata.generation} ·{' '}
+                <Pill tone="info">{p.spec.mode}</Pill> · <Labels labels={p.metadata.labels} /> ·{' '}
+                <HashBadge hash={p.status?.revisionHash} label="revision" />
+              </>
+            }
+          />
+          <div className="tabs" role="tablist" aria-label="Policy views">
+            {TABS.map((t) => (
+              <button
+                key={t.id}
+                type="button"
+                role="tab"
+                aria-selected={tab === t.id}
+                aria-controls={`panel-${t.id}`}
+                id={`tab-${t.id}`}
+                className={tab === t.id ? 'active' : ''}
+                onClick={() => setState({ tab: t.id === 'edit' ? undefined : t.id })}
+              >
+                {t.label}
+              </button>
+            ))}
+          </div>
+          <div
+            role="tabpanel"
+            id={`panel-${tab}`}
+            aria-labelledby={`tab-${tab}`}
+            className="tab-panel"
+          >
+            {tab === 'edit' ? (
+              // A new generation resets the editor to it.
+              <PolicyEditor key={p.metadata.resourceVersion} existing={p} canWrite={canWrite} />
+            ) : null}
+            {tab === 'history' ? (
+              <PolicyHistory
+                name={p.metadata.name}
+                current={p.metadata.generation}
+                onCompare={(from, to) =>
+                  setState({ tab: 'diff', from: String(from), to: String(to) })
+                }
+              />
+            ) : null}
+            {tab === 'diff' ? (
+              <PolicyDiff
+                name={p.metadata.name}
+                current={p.metadata.generation}
+                from={state.from ? Number(state.from) : undefined}
+                to={state.to ? Number(state.to) : undefined}
+                onChange={(from, to) => setState({ from: String(from), to: String(to) })}
+              />
+            ) : null}
+          </div>
+        </>
+      )}
+    </QueryView>
+  );
+}
