@@ -14,12 +14,13 @@ export interface CliEnv {
   TOOLGATE_CONFIG?: string;
 }
 
-const KEYS = ['TOOLGATE_API_URL', 'TOOLGATE_TOKEN', 'TOOLGATE_CONFIG'] as const;
+/** Every variable the CLI reads. */
+export const CLI_ENV_KEYS = ['TOOLGATE_API_URL', 'TOOLGATE_TOKEN', 'TOOLGATE_CONFIG'] as const;
 
 /** Picks the CLI's variables; empty values count as unset. Throws naming a malformed variable. */
 export function parseCliEnv(env: Readonly<Record<string, string | undefined>>): CliEnv {
   const parsed: CliEnv = {};
-  for (const key of KEYS) {
+  for (const key of CLI_ENV_KEYS) {
     const value = env[key];
     if (value !== undefined && value !== '') parsed[key] = value;
   }
