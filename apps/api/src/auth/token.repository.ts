@@ -40,6 +40,24 @@ export class TokenRepository {
     return { id: row.id, identityName: row.identityName };
   }
 
+  /** Every token not revoked and not expired at `now`, by identity name (for bundles). */
+  async liveByIdentity(
+    now: Date,
+  ): Promise<Map<string, Array<{ sha256: string; expiresAt: string | null }>>> {
+    const rows = await this.prisma.client.apiToken.findMany({
+      where: { revokedAt: null, OR: [{ expiresAt: null }, { expiresAt: { gt: now } }] },
+      select: { identityName: true, tokenHash: true, expiresAt: true },
+      orderBy: [{ identityName: 'asc' }, { tokenHash: 'asc' }],
+    });
+    const byIdentity = new Map<string, Array<{ sha256: string; expiresAt: string | null }>>();
+    for (const row of rows) {
+      const list = byIdentity.get(row.identityName) ?? [];
+      list.push({ sha256: row.tokenHash, expiresAt: row.expiresAt?.toISOString() ?? null });
+      byIdentity.set(row.identityName, list);
+    }
+    return byIdentity;
+  }
+
   async listFor(identityName: string): Promise<TokenSummary[]> {
     const rows = await this.prisma.client.apiToken.findMany({
       where: { identityName },

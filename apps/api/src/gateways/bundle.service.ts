@@ -9,6 +9,7 @@ import {
   NotFoundError,
   type ProviderProfileSpec,
 } from '@toolgate/core';
+import { TokenRepository } from '../auth/token.repository.ts';
 import { ChangeNotifier } from '../database/change-notifier.ts';
 import { type ResourceRecord, ResourceRepository } from '../resources/resource.repository.ts';
 
@@ -33,6 +34,8 @@ interface Snapshot {
   identities: ResourceRecord[];
   contracts: ResourceRecord[];
   profiles: ResourceRecord[];
+  /** Live token hashes by identity name. */
+  tokens: Map<string, Array<{ sha256: string; expiresAt: string | null }>>;
 }
 
 /**
@@ -50,6 +53,7 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
   constructor(
     @Inject(ResourceRepository) private readonly resources: ResourceRepository,
     @Inject(ChangeNotifier) private readonly notifier: ChangeNotifier,
+    @Inject(TokenRepository) private readonly tokenRepository: TokenRepository,
   ) {}
 
   onModuleInit(): void {
@@ -67,7 +71,7 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
     const snapshot = await this.snapshot();
     const gateway = snapshot.gateways.get(gatewayName)?.object;
     if (!gateway) throw new NotFoundError('Gateway', gatewayName);
-    const { policies, identities, contracts, profiles } = snapshot;
+    const { policies, identities, contracts, profiles, tokens } = snapshot;
     const labels = gateway.metadata.labels;
     const selected = policies
       .map((p) => ({ record: p, spec: p.object.spec as MediationPolicySpec }))
@@ -90,7 +94,15 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
       identities: identities
         .map((i) => ({ name: i.object.metadata.name, spec: i.object.spec as IdentitySpec }))
         .filter(({ spec }) => spec.roles.includes('agent'))
-        .map(({ name, spec }) => ({ name, type: spec.type, roles: [...spec.roles] })),
+        .map(({ name, spec }) => {
+          const live = tokens.get(name);
+          return {
+            name,
+            type: spec.type,
+            roles: [...spec.roles],
+            ...(live && live.length > 0 ? { tokens: live } : {}),
+          };
+        }),
       contracts: contracts.map((c) => c.object.spec as CapabilityContractSpec),
       profiles: profiles.map((p) => p.object.spec as ProviderProfileSpec),
     };
@@ -105,12 +117,13 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
     if (this.cached?.version === this.version) return this.cached.snapshot;
     const version = this.version;
     const snapshot = (async () => {
-      const [gateways, policies, identities, contracts, profiles] = await Promise.all([
+      const [gateways, policies, identities, contracts, profiles, tokens] = await Promise.all([
         this.resources.all('Gateway'),
         this.resources.all('MediationPolicy'),
         this.resources.all('Identity'),
         this.resources.all('CapabilityContract'),
         this.resources.all('ProviderProfile'),
+        this.tokenRepository.liveByIdentity(new Date()),
       ]);
       return {
         gateways: new Map(gateways.map((g) => [g.object.metadata.name, g])),
@@ -118,6 +131,7 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
         identities,
         contracts,
         profiles,
+        tokens,
       };
     })();
     this.cached = { version, snapshot };

@@ -44,7 +44,15 @@ describe('gateway bundle', () => {
     expect(response.status).toBe(200);
     const bundle = (await response.json()) as GatewayBundle;
     expect(bundle.policies.map((p) => p.name)).toEqual(['z-urgent', 'a-prod', 'b-prod']);
-    expect(bundle.identities).toEqual([{ name: 'agent-alice', type: 'human', roles: ['agent'] }]);
+    // Agent identities with the hashes of their live tokens (for binding by token), never secrets.
+    expect(bundle.identities).toEqual([
+      {
+        name: 'agent-alice',
+        type: 'human',
+        roles: ['agent'],
+        tokens: [{ sha256: expect.stringMatching(/^[0-9a-f]{64}$/), expiresAt: null }],
+      },
+    ]);
     expect(bundle.contracts).toHaveLength(6);
     expect(bundle.profiles.map((p) => p.surface).sort()).toEqual([
       'anthropic-messages',

@@ -4,6 +4,7 @@ import { NotFoundError } from '@toolgate/core';
 import { AuditRepository } from '../audit/audit.repository.ts';
 import { TokenRepository } from '../auth/token.repository.ts';
 import { hashTokenSecret, newTokenId, newTokenSecret } from '../auth/token-secret.ts';
+import { ChangeNotifier } from '../database/change-notifier.ts';
 import type { Tx } from '../database/prisma.service.ts';
 import type { Actor } from '../resources/kind-hooks.ts';
 import { ResourceRepository } from '../resources/resource.repository.ts';
@@ -17,6 +18,7 @@ export class TokensService {
     @Inject(ResourceRepository) private readonly resources: ResourceRepository,
     @Inject(TokenRepository) private readonly tokens: TokenRepository,
     @Inject(AuditRepository) private readonly audit: AuditRepository,
+    @Inject(ChangeNotifier) private readonly notifier: ChangeNotifier,
   ) {}
 
   issue(
@@ -54,6 +56,7 @@ export class TokensService {
       afterHash: null,
       details: { tokenId: summary.id, expiresAt: summary.expiresAt },
     });
+    await this.announce(tx, identity);
     return { ...summary, token: secret };
   }
 
@@ -77,7 +80,13 @@ export class TokensService {
         afterHash: null,
         details: { tokenId },
       });
+      await this.announce(tx, identity);
       return revoked;
     });
+  }
+
+  /** Agent tokens are part of gateway bundles: a change must wake long-polling gateways. */
+  private announce(tx: Tx, identity: string): Promise<void> {
+    return this.notifier.notify(tx, { kind: 'Identity', name: identity, resourceVersion: '' });
   }
 }

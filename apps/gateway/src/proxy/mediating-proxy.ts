@@ -21,7 +21,7 @@ import type { GatewayMetrics } from '../metrics.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { SpoolFullError } from '../spool/errors.ts';
 import { providerError } from './provider-errors.ts';
-import type { Upstreams } from './upstream.ts';
+import { isToolgateToken, type Upstreams } from './upstream.ts';
 
 /** Response headers from the provider worth passing on (ids, rate limits, retry hints). */
 const PASSED_HEADERS = /^(x-request-id|request-id|openai-|anthropic-|x-ratelimit-|retry-after)/;
@@ -90,10 +90,12 @@ export class MediatingProxy {
       return this.refuse(reply, surface, 400, `malformed JSON body: ${(error as Error).message}`);
     }
     const claims = identityClaims(request.headers);
+    const secret = toolgateToken(request.headers);
     const identity = bindIdentity(
       claims,
       active.bundle.identities as ReadonlyArray<BindableIdentity>,
       active.compiled.unknownIdentities,
+      secret === undefined ? undefined : { secret, now: receivedAt },
     );
     let mediation: MediationResult;
     try {
@@ -355,6 +357,22 @@ function identityClaims(headers: FastifyRequest['headers']): IdentityClaims {
     ...(service ? { service } : {}),
     ...(session ? { session } : {}),
   };
+}
+
+/**
+ * The agent's Toolgate token: `x-toolgate-token`, or the SDK's own key slot (`Authorization:
+ * Bearer tg_…`, `x-api-key: tg_…`) when the agent uses its Toolgate token as the API key — the
+ * gateway then holds the provider key. Never forwarded upstream (see Upstreams).
+ */
+function toolgateToken(headers: FastifyRequest['headers']): string | undefined {
+  const explicit = headers['x-toolgate-token'];
+  if (typeof explicit === 'string' && explicit.length > 0) return explicit;
+  for (const value of [headers.authorization, headers['x-api-key']]) {
+    if (typeof value !== 'string') continue;
+    const key = value.replace(/^Bearer\s+/i, '');
+    if (isToolgateToken(key)) return key;
+  }
+  return undefined;
 }
 
 function passHeaders(headers: Record<string, string | string[] | undefined>, reply: FastifyReply) {

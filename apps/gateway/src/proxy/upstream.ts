@@ -21,6 +21,11 @@ const FORWARDED: Record<Surface, ReadonlyArray<string>> = {
   'anthropic-messages': ['anthropic-version', 'anthropic-beta', 'accept', 'user-agent'],
 };
 
+/** A Toolgate API token (`tg_` + 43 base64url characters): proves identity, never goes upstream. */
+export function isToolgateToken(value: string): boolean {
+  return /^tg_[A-Za-z0-9_-]{43}$/.test(value);
+}
+
 export interface UpstreamResponse {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
@@ -80,17 +85,25 @@ export class Upstreams {
     await Promise.all([...this.pools.values()].map(({ pool }) => pool.close()));
   }
 
-  /** The gateway's key when it has one, else the agent's: passed through, never stored. */
+  /**
+   * The gateway's key when it has one, else the agent's: passed through, never stored. An
+   * agent's Toolgate token in the key slot is the gateway's business only: never passed on.
+   */
   private credentials(surface: Surface, incoming: Record<string, string | string[] | undefined>) {
+    const agent = (name: string) => {
+      const value = incoming[name];
+      if (typeof value !== 'string') return undefined;
+      return isToolgateToken(value.replace(/^Bearer\s+/i, '')) ? undefined : value;
+    };
     if (surface === 'openai-chat') {
       if (this.config.openaiApiKey) return { authorization: `Bearer ${this.config.openaiApiKey}` };
-      const agent = incoming.authorization;
-      return typeof agent === 'string' ? { authorization: agent } : {};
+      const authorization = agent('authorization');
+      return authorization ? { authorization } : {};
     }
     if (this.config.anthropicApiKey) return { 'x-api-key': this.config.anthropicApiKey };
-    const agentKey = incoming['x-api-key'];
-    if (typeof agentKey === 'string') return { 'x-api-key': agentKey };
-    const agent = incoming.authorization;
-    return typeof agent === 'string' ? { authorization: agent } : {};
+    const agentKey = agent('x-api-key');
+    if (agentKey) return { 'x-api-key': agentKey };
+    const authorization = agent('authorization');
+    return authorization ? { authorization } : {};
   }
 }

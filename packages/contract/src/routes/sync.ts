@@ -26,7 +26,25 @@ export const GatewayBundle = z.object({
       spec: MediationPolicySpec,
     }),
   ),
-  identities: z.array(z.object({ name: z.string(), type: IdentityType, roles: z.array(Role) })),
+  identities: z.array(
+    z.object({
+      name: z.string(),
+      type: IdentityType,
+      roles: z.array(Role),
+      /**
+       * The identity's live tokens as SHA-256 hashes (never the secrets), so the gateway can bind
+       * an agent by its Toolgate token without asking the API. Revoking a token removes it here.
+       */
+      tokens: z
+        .array(
+          z.object({
+            sha256: z.string().regex(/^[0-9a-f]{64}$/),
+            expiresAt: z.iso.datetime({ offset: true }).nullable(),
+          }),
+        )
+        .optional(),
+    }),
+  ),
   contracts: z.array(CapabilityContractSpec),
   profiles: z.array(ProviderProfileSpec),
 });
