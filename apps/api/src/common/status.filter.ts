@@ -90,10 +90,26 @@ function isUnstorableText(error: unknown): boolean {
   return /\b(22021|22P05)\b/.test((error as Error)?.message ?? '');
 }
 
-/** Connection-level failures: PostgreSQL restarting or unreachable. */
+/** Driver adapter error kinds that mean "the database is not there right now". */
+const UNAVAILABLE_KINDS = new Set([
+  'DatabaseNotReachable',
+  'ConnectionClosed',
+  'TooManyConnections',
+  'SocketTimeout',
+  'TransactionAlreadyClosed',
+]);
+
+/**
+ * Connection-level failures: PostgreSQL restarting, unreachable or out of connections. They
+ * reach us raw from node-postgres, or wrapped by Prisma (a `P1001`, or a known request error
+ * whose driver cause is one of the kinds above), in the middle of any query or transaction.
+ */
 function isDatabaseUnavailable(error: unknown): boolean {
+  const cause = (error as { meta?: { driverAdapterError?: { cause?: { kind?: string } } } })?.meta
+    ?.driverAdapterError?.cause;
+  if (cause?.kind && UNAVAILABLE_KINDS.has(cause.kind)) return true;
   const text = `${(error as { code?: string })?.code ?? ''} ${(error as Error)?.message ?? ''}`;
-  return /ECONNREFUSED|ECONNRESET|57P01|57P03|08006|08001|Connection terminated|P1001|P1017|Can't reach database/i.test(
+  return /ECONNREFUSED|ECONNRESET|EPIPE|\b(08\d{3}|57P0[123]|53300)\b|Connection terminated|is not queryable|server closed the connection|terminating connection|P1001|P1017|Can't reach database/i.test(
     text,
   );
 }

@@ -1,5 +1,6 @@
-import { Controller, Header, Inject } from '@nestjs/common';
+import { Controller, Header, Inject, Res } from '@nestjs/common';
 import { buildOpenApiDocument } from '@toolgate/contract';
+import type { FastifyReply } from 'fastify';
 import { Route } from '../common/route.decorator.ts';
 import { DatabaseHealth } from '../database/database-health.ts';
 
@@ -15,9 +16,11 @@ export class SystemController {
     return { status: 'ok', checks: { process: 'ok' } };
   }
 
+  /** 503 while PostgreSQL does not answer, so load balancers and probes stop sending traffic. */
   @Route('system.readyz')
-  async readyz() {
+  async readyz(@Res({ passthrough: true }) reply: FastifyReply) {
     const database = await this.database.check();
+    if (database !== 'ok') void reply.status(503);
     return { status: database === 'ok' ? 'ok' : 'unavailable', checks: { database } };
   }
 

@@ -34,13 +34,14 @@ const SYSTEM = { name: 'test:setup', roles: ['operator'] as const };
 /**
  * A real API on a fresh database of the run's PostgreSQL, listening on a random port, with the
  * seed applied and an operator token. One per test file (`beforeAll` / `afterAll`).
- * `options.log`: the logger the app writes to (silent by default).
+ * `options.log`: the logger the app writes to (silent by default). `options.adminUrl`: another
+ * PostgreSQL server to create the database on (one the test stops and starts itself).
  */
 export async function startTestApi(
   envOverrides: Record<string, string> = {},
-  options: { log?: Logger } = {},
+  options: { log?: Logger; adminUrl?: string } = {},
 ): Promise<TestApi> {
-  const database = await createTestDatabase(inject('databaseAdminUrl'));
+  const database = await createTestDatabase(options.adminUrl ?? inject('databaseAdminUrl'));
   const env = ApiEnv.parse({ LOG_LEVEL: 'silent', PORT: '0', ...envOverrides });
   const log = options.log ?? pino({ level: 'silent' });
   const app = await createApp({ databaseUrl: database.url, env, log });
