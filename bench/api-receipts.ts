@@ -2,16 +2,11 @@ import type { Receipt } from '@toolgate/core';
 import { createPrismaClient } from '@toolgate/db';
 import { createTestDatabase, startTestPostgres, type TestDatabase } from '@toolgate/db/testing';
 import pg from 'pg';
-import pino from 'pino';
-import { createApp } from '../apps/api/src/create-app.ts';
-import { ApiEnv } from '../apps/api/src/env.ts';
-import { BootstrapOperator } from '../apps/api/src/identities/bootstrap-operator.ts';
-import { TokensService } from '../apps/api/src/identities/tokens.service.ts';
+import type { createApp } from '../apps/api/src/create-app.ts';
 import { receiptColumns } from '../apps/api/src/receipts/receipt-columns.ts';
 import { chainOf, fixtureReceiptBody } from '../apps/api/src/receipts/receipt-fixtures.ts';
-import { ResourceStore } from '../apps/api/src/resources/resource-store.service.ts';
-import { SeedService } from '../apps/api/src/resources/seed.service.ts';
 import { type BenchResult, median } from './measure.ts';
+import { fillReceipts, startApiOn } from './receipts-db.ts';
 
 /**
  * Receipts on PostgreSQL, all against one embedded server started here:
@@ -34,7 +29,6 @@ const TARGET_HTTP_VS_COPY = 0.3;
 const TARGET_HTTP_VS_NAIVE = 5;
 const TARGET_P95_MS = 50;
 
-const SYSTEM = { name: 'bench:setup', roles: ['operator'] as const };
 const INGEST_PATH = (gateway: string) => `/apis/toolgate.dev/v1/gateways/${gateway}/receipts`;
 
 const progress = (line: string) => process.stdout.write(`  · ${line}\n`);
@@ -221,39 +215,6 @@ async function startApi(
 }> {
   const database = await createTestDatabase(adminUrl);
   return startApiOn(database, gateways);
-}
-
-async function startApiOn(database: TestDatabase, gateways: ReadonlyArray<string>) {
-  const env = ApiEnv.parse({ LOG_LEVEL: 'silent', PORT: '0' });
-  const app = await createApp({ databaseUrl: database.url, env, log: pino({ level: 'silent' }) });
-  await app.get(SeedService).ensureSeeded();
-  const operatorToken = (await app.get(BootstrapOperator).ensureOperator()) as string;
-  const store = app.get(ResourceStore);
-  const tokens = app.get(TokensService);
-  const gatewayTokens = new Map<string, string>();
-  for (const gateway of gateways) {
-    const identity = `${gateway}-identity`;
-    await store.create(
-      'Identity',
-      { metadata: { name: identity }, spec: { type: 'service', roles: ['gateway'] } },
-      SYSTEM,
-    );
-    await store.create('Gateway', { metadata: { name: gateway }, spec: { identity } }, SYSTEM);
-    gatewayTokens.set(gateway, (await tokens.issue(identity, {}, SYSTEM)).token);
-  }
-  await app.listen(0, '127.0.0.1');
-  const url = await app.getUrl();
-  return {
-    app,
-    url,
-    database,
-    operatorToken,
-    gatewayTokens,
-    async close() {
-      await app.close();
-      await database.drop();
-    },
-  };
 }
 
 interface Sink {
@@ -499,76 +460,6 @@ async function expectRows(url: string, expected: number, where = 'TRUE'): Promis
 
 // ——— b. queries on a million rows ———
 
-/**
- * A million receipts in one statement: 20 gateways, 30 days, 200 tools with a cubic skew
- * (tool_0 is in about half the requests, tool_199 in under 1%), 20 rare tools (~100 rows each),
- * and `legacy_tool`, in a fifth of the requests of the first three days and never since.
- */
-const FILL_SQL = `
-INSERT INTO receipts (id, gateway, seq, received_at, surface, model, stream, status, outcome,
-  identity_human, identity_service, identity_session, binding, tools, rules, policies,
-  prev_hash, hash, body)
-SELECT
-  'r-' || lpad(i::text, 7, '0'),
-  'gw-' || lpad((i % 20)::text, 2, '0'),
-  i / 20 + 1,
-  timestamptz '2026-01-01T00:00:00Z' + (i * 30.0 / $1) * interval '1 day',
-  CASE WHEN i % 3 = 0 THEN 'anthropic-messages' ELSE 'openai-chat' END,
-  CASE WHEN i % 3 = 0 THEN 'claude-sonnet-4-5' ELSE 'gpt-4o-mini' END,
-  i % 4 = 0,
-  CASE WHEN o < 0.07 THEN 502 ELSE 200 END,
-  CASE WHEN o < 0.07 THEN 'error' WHEN o < 0.10 THEN 'blocked' ELSE 'ok' END,
-  CASE WHEN i % 10 = 0 THEN NULL ELSE 'user-' || (i % 500) END,
-  CASE WHEN i % 10 = 0 THEN 'svc-' || (i % 20) END,
-  'sess-' || (i / 7),
-  'verified',
-  tools,
-  CASE WHEN 'tool_3' = ANY(tools) THEN ARRAY['guardrails/hide-pr-creation'] ELSE '{}' END
-    || CASE WHEN o > 0.95 THEN ARRAY['guardrails/hide-deletes'] ELSE '{}' END
-    || CASE WHEN 'tool_1' = ANY(tools) THEN ARRAY['annotate/search-read-only'] ELSE '{}' END,
-  CASE WHEN i % 10 = 0 THEN ARRAY['strict'] ELSE ARRAY['guardrails', 'annotate'] END,
-  CASE WHEN i >= 20 THEN 'sha256:' || md5((i - 20)::text) || md5('x' || (i - 20)) END,
-  'sha256:' || md5(i::text) || md5('x' || i),
-  jsonb_build_object('schema', 'toolgate.receipt.v1', 'id', 'r-' || lpad(i::text, 7, '0'),
-    'tools', to_jsonb(tools), 'note', repeat('receipt body ', 30))
-FROM (
-  SELECT i, random() AS o,
-    ARRAY(SELECT DISTINCT 'tool_' || floor(200 * power(random(), 3))::int
-          FROM generate_series(1, 3 + (i % 4) + (i * 0)))
-      || CASE WHEN random() < 0.002 THEN ARRAY['rare_' || floor(random() * 20)::int] ELSE '{}' END
-      || CASE WHEN i < $1 / 10 AND random() < 0.2 THEN ARRAY['legacy_tool'] ELSE '{}' END
-      AS tools
-  FROM generate_series(0, $1 - 1) AS i
-) g`;
-
-async function fillMillion(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    // Bulk load, then index: building an index once is far cheaper than a million updates of it.
-    const { rows: indexes } = await client.query<{ indexname: string; indexdef: string }>(
-      `SELECT indexname, indexdef FROM pg_indexes
-       WHERE tablename = 'receipts' AND indexname <> 'receipts_pkey'`,
-    );
-    for (const index of indexes) await client.query(`DROP INDEX "${index.indexname}"`);
-    await client.query('SELECT setseed(0.42)');
-    let start = performance.now();
-    await client.query(FILL_SQL, [QUERY_ROWS]);
-    progress(`inserted ${QUERY_ROWS.toLocaleString('en-US')} rows in ${secs(start)}`);
-    start = performance.now();
-    await client.query(`SET maintenance_work_mem = '256MB'`);
-    for (const index of indexes) await client.query(index.indexdef);
-    progress(`built ${indexes.length} indexes in ${secs(start)}`);
-    start = performance.now();
-    await client.query('VACUUM ANALYZE receipts');
-    progress(`VACUUM ANALYZE in ${secs(start)}`);
-  } finally {
-    await client.end();
-  }
-}
-
-const secs = (start: number) => `${((performance.now() - start) / 1000).toFixed(1)} s`;
-
 function percentile(sorted: ReadonlyArray<number>, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
 }
@@ -576,7 +467,7 @@ function percentile(sorted: ReadonlyArray<number>, p: number): number {
 async function queryBench(adminUrl: string): Promise<{ lines: string[]; passed: boolean }> {
   const database = await createTestDatabase(adminUrl);
   progress(`filling a database with ${QUERY_ROWS.toLocaleString('en-US')} receipts`);
-  await fillMillion(database.url);
+  await fillReceipts(database.url, QUERY_ROWS, progress);
   const api = await startApiOn(database, []);
   try {
     const get = async (query: Record<string, string>) => {

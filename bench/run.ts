@@ -1,5 +1,6 @@
 import { runApiReceiptsBench } from './api-receipts.ts';
 import { runApiSyncBench } from './api-sync.ts';
+import { runConsoleBench } from './console.ts';
 import { runCoreMediationBench } from './core-mediation.ts';
 import { runGatewayBench } from './gateway.ts';
 import type { BenchResult } from './measure.ts';
@@ -10,6 +11,7 @@ const benches: Array<{ name: string; run: () => BenchResult | Promise<BenchResul
   { name: 'api-receipts', run: runApiReceiptsBench },
   { name: 'api-sync', run: runApiSyncBench },
   { name: 'gateway', run: runGatewayBench },
+  { name: 'console', run: runConsoleBench },
 ];
 
 const only = process.argv.slice(2);

@@ -246,7 +246,7 @@ describe('console pages on real data', () => {
     await expectAccessible(page, 'identities with a new token');
     await screenshot(page, '17-identities-token-issued');
     await page.getByRole('button', { name: 'Done' }).click();
-    expect(await secret.count()).toBe(0);
+    await secret.waitFor({ state: 'detached' });
 
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: /^Revoke token / }).click();

@@ -61,9 +61,9 @@ export function Layout() {
         </div>
       </header>
       <main id="main" className="content" tabIndex={-1}>
-        {who.isPending ? (
-          <Loading label="Checking your token…" />
-        ) : who.error ? (
+        {/* Pages render while whoami is in flight (their data loads in parallel); write
+            controls appear only once the roles are known, so none flashes for an auditor. */}
+        {who.error ? (
           <ErrorState error={who.error} retry={() => void who.refetch()} />
         ) : (
           <Suspense fallback={<Loading />}>
