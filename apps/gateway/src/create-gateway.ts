@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import type { BundleStore } from './bundle/bundle-store.ts';
@@ -18,6 +19,11 @@ export interface GatewayParts {
   /** Refreshes gauges (spool depth, bundle age) right before `/metrics` is read. */
   collect?: () => void;
   now?: () => number;
+}
+
+/** A body the gateway cannot read: a 400 in the provider's error format. */
+class InvalidBodyError extends Error {
+  readonly statusCode = 400;
 }
 
 /**
@@ -41,7 +47,13 @@ export function createGateway(
     forceCloseConnections: true,
   });
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  // Bytes, checked to be UTF-8 (simdutf, no copy) before decoding: a lenient decode would turn
+  // invalid bytes into U+FFFD and forward a request the agent never sent.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
+    const bytes = body as Buffer;
+    if (!isUtf8(bytes)) return done(new InvalidBodyError('request body is not valid UTF-8'));
+    done(null, bytes.toString('utf8'));
+  });
   const proxy = new MediatingProxy(parts);
 
   app.post('/v1/chat/completions', (request, reply) => proxy.handle('openai-chat', request, reply));

@@ -105,6 +105,7 @@ export class MediatingProxy {
     } catch (error) {
       if (error instanceof ValidationError) return this.refuse(reply, surface, 400, error.message);
       if (error instanceof IdentityRejected) return this.refuse(reply, surface, 403, error.message);
+      if (isTooDeep(error)) return this.refuse(reply, surface, 400, TOO_DEEP);
       throw error;
     }
     const record: RequestRecord = {
@@ -119,7 +120,13 @@ export class MediatingProxy {
     };
     metrics.mediationSeconds.observe({ surface }, record.mediationMs / 1000);
 
-    const outgoing = mediation.changed ? JSON.stringify(mediation.body) : raw;
+    let outgoing: string;
+    try {
+      outgoing = mediation.changed ? JSON.stringify(mediation.body) : raw;
+    } catch (error) {
+      if (isTooDeep(error)) return this.refuse(reply, surface, 400, TOO_DEEP);
+      throw error;
+    }
     const abort = new AbortController();
     reply.raw.on('close', () => {
       if (!reply.raw.writableFinished) abort.abort();
@@ -344,6 +351,17 @@ export class MediatingProxy {
 }
 
 /** `x-user-id`, `x-service-id`, `x-session-id`: who the agent says it is. */
+const TOO_DEEP = 'request body nests too deeply';
+
+/**
+ * JSON.parse takes any depth, but walking the result (tool schemas, re-serializing a mediated
+ * body) recurses: a body nested tens of thousands of levels deep is the agent's error, a 400,
+ * not a 500. Catching the overflow costs nothing on the requests that do not cause one.
+ */
+function isTooDeep(error: unknown): boolean {
+  return error instanceof RangeError && /call stack/i.test(error.message);
+}
+
 function identityClaims(headers: FastifyRequest['headers']): IdentityClaims {
   const pick = (name: string) => {
     const value = headers[name];

@@ -63,7 +63,13 @@ export function bundleOf(
  * in a temp dir. No API: bundles are applied directly, as the sync client would.
  */
 export async function startTestGateway(
-  options: { spoolMaxBytes?: number; upstreamUrl?: string; openaiApiKey?: string } = {},
+  options: {
+    spoolMaxBytes?: number;
+    upstreamUrl?: string;
+    openaiApiKey?: string;
+    /** Largest agent request (BODY_LIMIT); 16 MiB by default. */
+    bodyLimit?: number;
+  } = {},
 ): Promise<TestGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-gateway-'));
   const log = pino({ level: 'silent' });
@@ -90,7 +96,7 @@ export async function startTestGateway(
     recorder: new ReceiptRecorder(spool),
     metrics,
     log,
-    bodyLimit: 16 * 1024 * 1024,
+    bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
