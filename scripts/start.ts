@@ -1,62 +1,89 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { parseStackEnv } from './stack/env.ts';
+import { createLogFormatter } from './stack/log-format.ts';
+import { STACK_GATEWAY, startStack } from './stack/stack.ts';
 
 /**
- * `pnpm start`: runs Toolgate's processes side by side with prefixed logs, and stops them all
- * cleanly on Ctrl-C (or when one of them dies). Data lives under `.data/` and is reused.
+ * `pnpm start`: the whole of Toolgate on this machine — demo upstream, API on embedded
+ * PostgreSQL (data under `.data/`, reused next time), console, demo seed and one gateway — as
+ * separate processes with prefixed logs. Ctrl-C stops everything cleanly.
  */
-interface Service {
-  name: string;
-  entry: string;
-  color: number;
+const env = parseStackEnv(process.env);
+const COLORS = { api: 36, gateway: 35, console: 32, mock: 33, start: 37 } as const;
+
+function print(service: keyof typeof COLORS, line: string) {
+  const label = `\u001b[${COLORS[service]}m${service.padEnd(8)}|\u001b[0m `;
+  process.stdout.write(`${label}${line}\n`);
 }
 
-const SERVICES: Service[] = [{ name: 'api', entry: 'apps/api/src/main.ts', color: 36 }];
+const formatters = new Map<string, (line: string) => string | undefined>();
+function printServiceLine(service: string, line: string) {
+  let format = formatters.get(service);
+  if (!format) {
+    format = createLogFormatter();
+    formatters.set(service, format);
+  }
+  const text = format(line);
+  if (text !== undefined) print(service as keyof typeof COLORS, text);
+}
 
-const children = new Map<string, ChildProcess>();
 let stopping = false;
-
-function prefix(service: Service, stream: NodeJS.ReadableStream, out: NodeJS.WritableStream) {
-  const label = `\u001b[${service.color}m${service.name.padEnd(8)}|\u001b[0m `;
-  createInterface({ input: stream }).on('line', (line) => out.write(`${label}${line}\n`));
-}
-
-function stopAll(code: number) {
+let stop: (() => Promise<void>) | undefined;
+async function shutdown(code: number) {
   if (stopping) return;
   stopping = true;
-  for (const child of children.values()) child.kill('SIGINT');
-  const force = setTimeout(() => {
-    for (const child of children.values()) child.kill('SIGKILL');
-  }, 10_000);
-  force.unref();
-  const wait = [...children.values()].map(
-    (child) =>
-      new Promise((resolve) =>
-        child.exitCode !== null ? resolve(null) : child.once('exit', resolve),
-      ),
+  print('start', 'stopping every service…');
+  await stop?.();
+  print('start', 'stopped');
+  process.exit(code);
+}
+process.on('SIGINT', () => void shutdown(0));
+process.on('SIGTERM', () => void shutdown(0));
+
+print('start', `Starting Toolgate (data in ${env.TOOLGATE_DATA_DIR}/; Ctrl-C stops everything)`);
+try {
+  const stack = await startStack({
+    dataDir: env.TOOLGATE_DATA_DIR,
+    host: env.TOOLGATE_HOST,
+    ports: {
+      api: env.TOOLGATE_API_PORT,
+      gateway: env.TOOLGATE_GATEWAY_PORT,
+      console: env.TOOLGATE_CONSOLE_PORT,
+      mock: env.TOOLGATE_MOCK_PORT,
+    },
+    ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+    ...(env.TOOLGATE_TOKEN ? { operatorToken: env.TOOLGATE_TOKEN } : {}),
+    handleSignals: false,
+    onLine: printServiceLine,
+    progress: (line) => print('start', line),
+  });
+  stop = stack.stop;
+  if (stopping) await stack.stop();
+  for (const [name, service] of Object.entries(stack.services)) {
+    void service.exited.then(() => {
+      if (stopping) return;
+      print('start', `${name} exited; stopping everything`);
+      void shutdown(1);
+    });
+  }
+  const { urls } = stack;
+  process.stdout.write(
+    [
+      '',
+      '  Toolgate is running.',
+      '',
+      `  Console        ${urls.console}   (sign in with the operator token below)`,
+      `  Gateway        ${urls.gateway}/v1   (OpenAI baseURL; Anthropic baseURL ${urls.gateway})`,
+      `                 runs as "${STACK_GATEWAY.name}"; the demo upstream answers at ${urls.mock}`,
+      `  API            ${urls.api}   (reference: ${urls.api}/docs)`,
+      '',
+      `  Operator token ${stack.operatorToken}`,
+      `                 (kept in ${env.TOOLGATE_DATA_DIR}/stack/state.json, mode 0600)`,
+      '',
+      '  Next: `pnpm demo` sends an agent through the gateway; receipts show up in the console.',
+      '',
+    ].join('\n'),
   );
-  void Promise.all(wait).then(() => process.exit(code));
+} catch (error) {
+  print('start', `failed: ${(error as Error).message}`);
+  await shutdown(1);
 }
-
-for (const service of SERVICES) {
-  const child = spawn(process.execPath, ['--import', 'tsx', service.entry], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: process.env,
-  });
-  children.set(service.name, child);
-  prefix(service, child.stdout as NodeJS.ReadableStream, process.stdout);
-  prefix(service, child.stderr as NodeJS.ReadableStream, process.stderr);
-  child.on('exit', (code, signal) => {
-    children.delete(service.name);
-    if (!stopping) {
-      process.stderr.write(`${service.name} exited (${signal ?? code}); stopping everything\n`);
-      stopAll(code ?? 1);
-    }
-  });
-}
-
-process.on('SIGINT', () => stopAll(0));
-process.on('SIGTERM', () => stopAll(0));
-process.stdout.write(
-  'Starting Toolgate (Ctrl-C stops everything). Try the engine offline too: pnpm toolgate eval --help\n',
-);

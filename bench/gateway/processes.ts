@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
@@ -22,6 +23,8 @@ export interface StartOptions {
   readyUrl: string;
   readyStatus?: number;
   timeoutMs?: number;
+  /** Called with each line the process prints (stdout and stderr), e.g. to stream its log. */
+  onLine?: (line: string) => void;
 }
 
 export interface Started {
@@ -30,15 +33,16 @@ export interface Started {
   pid: number;
   /** The last lines it printed (stdout and stderr). */
   output(): string;
+  /** Settles when the process exits (with the signal that ended it, if any). */
+  exited: Promise<unknown>;
 }
 
 interface Running extends Started {
   child: ChildProcess;
-  exited: Promise<unknown>;
 }
 
 /**
- * The benchmark's child processes. Each runs in its own process group (detached), so stopping
+ * Child processes of the benchmarks and of `pnpm start` / the end-to-end suite. Each runs in its own process group (detached), so stopping
  * one also stops what it spawned (the API's embedded PostgreSQL); `stopAll` runs in a finally,
  * and an exit or signal handler kills whatever is left if the bench itself dies.
  */
@@ -50,10 +54,13 @@ export class Processes {
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
 
-  constructor() {
+  /** `handleSignals: false` when the caller stops everything itself on Ctrl-C (`pnpm start`). */
+  constructor(options: { handleSignals?: boolean } = {}) {
     process.on('exit', this.emergency);
-    process.on('SIGINT', this.onSignal);
-    process.on('SIGTERM', this.onSignal);
+    if (options.handleSignals !== false) {
+      process.on('SIGINT', this.onSignal);
+      process.on('SIGTERM', this.onSignal);
+    }
   }
 
   async start(options: StartOptions): Promise<Started> {
@@ -64,12 +71,15 @@ export class Processes {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const lines: string[] = [];
-    const collect = (chunk: Buffer) => {
-      lines.push(...chunk.toString('utf8').split('\n'));
+    const collect = (line: string) => {
+      lines.push(line);
       if (lines.length > OUTPUT_LINES) lines.splice(0, lines.length - OUTPUT_LINES);
+      options.onLine?.(line);
     };
-    child.stdout?.on('data', collect);
-    child.stderr?.on('data', collect);
+    for (const stream of [child.stdout, child.stderr]) {
+      if (stream)
+        createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on('line', collect);
+    }
     let exitCode: number | null | undefined;
     const exited = once(child, 'exit').then(([code, signal]) => {
       exitCode = (code as number | null) ?? -1;
@@ -105,11 +115,21 @@ export class Processes {
     );
   }
 
+  /** Stops one process (its whole group): SIGTERM, then SIGKILL after `graceMs`. */
+  async stop(started: Started, graceMs = STOP_GRACE_MS): Promise<void> {
+    const index = this.running.findIndex((entry) => entry.pid === started.pid);
+    if (index < 0) return;
+    const [entry] = this.running.splice(index, 1) as [Running];
+    signalGroup(entry.pid, 'SIGTERM');
+    await Promise.race([entry.exited, sleep(graceMs)]);
+    signalGroup(entry.pid, 'SIGKILL');
+  }
+
   /** SIGTERM every group, wait for the leaders, then SIGKILL whatever is left of each group. */
-  async stopAll(): Promise<void> {
+  async stopAll(graceMs = STOP_GRACE_MS): Promise<void> {
     const all = this.running.splice(0);
     for (const entry of all) signalGroup(entry.pid, 'SIGTERM');
-    await Promise.race([Promise.all(all.map((entry) => entry.exited)), sleep(STOP_GRACE_MS)]);
+    await Promise.race([Promise.all(all.map((entry) => entry.exited)), sleep(graceMs)]);
     for (const entry of all) signalGroup(entry.pid, 'SIGKILL');
     process.off('exit', this.emergency);
     process.off('SIGINT', this.onSignal);
