@@ -31,7 +31,7 @@ async function newestMtime(path: string): Promise<number> {
   const entries = await readdir(path, { withFileTypes: true });
   const times = await Promise.all(
     entries
-      .filter((entry) => entry.name !== 'node_modules' && !entry.name.endsWith('.test.ts'))
+      .filter((entry) => entry.name !== 'node_modules' && !/\.test\.tsx?$/.test(entry.name))
       .map((entry) => newestMtime(join(path, entry.name))),
   );
   return Math.max(info.mtimeMs, ...times);

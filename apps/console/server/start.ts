@@ -2,7 +2,14 @@ import { startConsoleServer } from './console-server.ts';
 import { parseConsoleEnv } from './env.ts';
 
 /** `pnpm --filter @toolgate/console start`: the production console on CONSOLE_PORT. */
-const env = parseConsoleEnv(process.env);
+const env = (() => {
+  try {
+    return parseConsoleEnv(process.env);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(1);
+  }
+})();
 const server = await startConsoleServer({
   apiUrl: env.API_URL,
   port: env.CONSOLE_PORT,

@@ -4,5 +4,5 @@ import { afterEach, vi } from 'vitest';
 afterEach(() => {
   cleanup();
   vi.unstubAllGlobals();
-  sessionStorage.clear();
+  globalThis.sessionStorage?.clear();
 });
