@@ -25,7 +25,11 @@ const spool = await Spool.open<SpooledReceipt>({
   fullPolicy: env.SPOOL_FULL,
   log,
 });
-const bundles = await BundleStore.open(join(env.DATA_DIR, 'bundle'), log);
+// Named, so a bundle built for another gateway (misrouted, or served by a man in the middle) is
+// refused rather than enforced.
+const bundles = await BundleStore.open(join(env.DATA_DIR, 'bundle'), log, {
+  gateway: env.GATEWAY_NAME,
+});
 const upstreams = new Upstreams({
   openaiBaseUrl: env.OPENAI_BASE_URL,
   anthropicBaseUrl: env.ANTHROPIC_BASE_URL,
@@ -45,7 +49,28 @@ const sync = new BundleSync({
   log,
   waitSeconds: env.SYNC_WAIT_SECONDS,
   spoolDepth: () => spool.stats().depth,
+  spoolState: () => {
+    const { full, dropped, bytes } = spool.stats();
+    const effect =
+      env.SPOOL_FULL === 'reject'
+        ? 'agent requests are refused with 503 until receipts are shipped'
+        : `receipts are dropped until receipts are shipped (${dropped} so far)`;
+    return {
+      full,
+      dropped,
+      detail: `${bytes} of ${env.SPOOL_MAX_BYTES} bytes unshipped: ${effect}`,
+    };
+  },
 });
+// A full spool is reported at once (not at the next 30 s status report), and again when it
+// has room.
+let spoolWasFull = false;
+setInterval(() => {
+  const { full } = spool.stats();
+  if (full === spoolWasFull) return;
+  spoolWasFull = full;
+  void sync.reportStatus();
+}, 1000).unref();
 const shipper = new ReceiptShipper({
   client,
   gateway: env.GATEWAY_NAME,
@@ -68,6 +93,7 @@ const app = createGateway({
     const stats = spool.stats();
     metrics.spoolDepth.set(stats.depth);
     metrics.spoolDropped.set(stats.dropped);
+    metrics.spoolFull.set(stats.full ? 1 : 0);
     const active = bundles.current();
     if (active) metrics.bundleAgeSeconds.set((Date.now() - active.appliedAt.getTime()) / 1000);
   },

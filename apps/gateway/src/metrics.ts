@@ -44,6 +44,11 @@ export function createMetrics() {
       help: 'Receipts dropped because the spool was full (SPOOL_FULL=drop) since start',
       registers: [registry],
     }),
+    spoolFull: new Gauge({
+      name: 'toolgate_gateway_spool_full',
+      help: 'Whether the receipt spool is full (1): requests refused or receipts dropped',
+      registers: [registry],
+    }),
     spoolRejected: new Counter({
       name: 'toolgate_gateway_spool_rejected_requests_total',
       help: 'Requests refused because the spool was full (SPOOL_FULL=reject)',

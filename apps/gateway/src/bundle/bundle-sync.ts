@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../metrics.ts';
 import { Backoff, type BackoffOptions, pause } from '../shipping/backoff.ts';
 import type { ActiveBundle, BundleStore } from './bundle-store.ts';
-import { SyncStatus } from './sync-status.ts';
+import { type SpoolState, SyncStatus } from './sync-status.ts';
 import { BundleRejectedError } from './validate-bundle.ts';
 
 export interface BundleSyncOptions {
@@ -22,6 +22,8 @@ export interface BundleSyncOptions {
   statusIntervalMs?: number;
   version?: string;
   spoolDepth?: () => number | undefined;
+  /** The spool's `SpoolFull` state and drop count, reported in `Gateway.status`. */
+  spoolState?: () => SpoolState;
   backoff?: Partial<BackoffOptions>;
   onApplied?: (active: ActiveBundle) => void;
   onRejected?: (error: BundleRejectedError) => void;
@@ -61,6 +63,7 @@ export class BundleSync {
       log: options.log,
       appliedEtag: () => options.store.current()?.etag,
       ...(options.spoolDepth ? { spoolDepth: options.spoolDepth } : {}),
+      ...(options.spoolState ? { spoolState: options.spoolState } : {}),
       ...(options.version !== undefined ? { version: options.version } : {}),
       now: this.now,
       signal: this.stopping.signal,
@@ -130,7 +133,7 @@ export class BundleSync {
       if (this.stopping.signal.aborted) return 0;
       return this.unreachable(error as Error);
     }
-    if (response.status === 304) return this.confirmed();
+    if (response.status === 304) return this.confirmed(sent !== undefined && sent === activeEtag);
     if (response.status !== 200) {
       return this.unreachable(new Error(`API answered ${response.status}: ${errorText(text)}`));
     }
@@ -197,8 +200,12 @@ export class BundleSync {
     return repeated ? this.backoff.next() : 0;
   }
 
-  /** The API answered 304: nothing new. */
-  private confirmed(): number {
+  /**
+   * The API answered 304: nothing new. When the poll named the bundle in force (a rejected one
+   * had no ETag to name), the API's latest is the one we run: whatever was refused is over.
+   */
+  private confirmed(runningLatest: boolean): number {
+    if (runningLatest) this.rejected = undefined;
     this.backoff.reset();
     this.unchanged();
     return 0;

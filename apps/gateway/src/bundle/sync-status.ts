@@ -1,5 +1,10 @@
 import type { ApiClient } from '@toolgate/contract';
-import { type Condition, type GatewayStatus, SYNCED_CONDITION } from '@toolgate/core';
+import {
+  type Condition,
+  type GatewayStatus,
+  SPOOL_FULL_CONDITION,
+  SYNCED_CONDITION,
+} from '@toolgate/core';
 import type { Logger } from 'pino';
 
 /** Why the gateway is (or is not) running the API's latest bundle. */
@@ -16,10 +21,19 @@ export interface SyncStatusOptions {
   /** ETag of the bundle in force (with a NACK still the last good one). */
   appliedEtag: () => string | undefined;
   spoolDepth?: () => number | undefined;
+  /** Whether the receipt spool is full (and why), and how many receipts it dropped. */
+  spoolState?: () => SpoolState;
   version?: string;
   now: () => Date;
   /** Aborts a status write in flight when the gateway stops. */
   signal: AbortSignal;
+}
+
+export interface SpoolState {
+  full: boolean;
+  dropped: number;
+  /** What a full spool does right now, for operators (the `SpoolFull` message). */
+  detail: string;
 }
 
 /** The API caps condition messages; a long list of field errors is cut, not refused. */
@@ -33,6 +47,8 @@ const MAX_MESSAGE = 32_768;
  */
 export class SyncStatus {
   private condition: Condition | undefined;
+  /** `SpoolFull`, from the first time the spool was full on (absent before: nothing to say). */
+  private spoolCondition: Condition | undefined;
   private lastSyncTime: Date | undefined;
   private sending: Promise<void> | undefined;
   private dirty = false;
@@ -77,13 +93,37 @@ export class SyncStatus {
   snapshot(): GatewayStatus {
     const etag = this.options.appliedEtag();
     const depth = this.options.spoolDepth?.();
+    const spool = this.options.spoolState?.();
+    const spoolCondition = spool ? this.spoolFull(spool) : undefined;
+    const conditions = [this.condition, spoolCondition].filter((c) => c !== undefined);
     return {
       ...(etag !== undefined ? { appliedBundleETag: etag } : {}),
-      conditions: this.condition ? [this.condition] : [],
+      conditions,
       ...(this.lastSyncTime ? { lastSyncTime: this.lastSyncTime.toISOString() } : {}),
       ...(depth !== undefined ? { spoolDepth: depth } : {}),
+      ...(spool ? { spoolDropped: spool.dropped } : {}),
       ...(this.options.version !== undefined ? { version: this.options.version } : {}),
     };
+  }
+
+  /** `SpoolFull` for the current state; its transition time moves only when it flips. */
+  private spoolFull(state: SpoolState): Condition | undefined {
+    const previous = this.spoolCondition;
+    if (!state.full && previous === undefined) return undefined;
+    const status = state.full ? 'True' : 'False';
+    const message = state.full ? state.detail : '';
+    if (previous?.status === status && previous.message === message) return previous;
+    this.spoolCondition = {
+      type: SPOOL_FULL_CONDITION,
+      status,
+      reason: state.full ? 'SpoolAtCapacity' : 'SpoolHasRoom',
+      message,
+      lastTransitionTime:
+        previous?.status === status
+          ? previous.lastTransitionTime
+          : this.options.now().toISOString(),
+    };
+    return this.spoolCondition;
   }
 
   /** Writes the status (coalesced); resolves when the write, or the next one, is done. */

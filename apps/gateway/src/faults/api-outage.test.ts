@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { injectFault, recordFigures } from '../../../../scripts/reliability/figures.ts';
 import { startTestApi, type TestApi } from '../../../api/src/testing/test-api.ts';
 import { type OutageProxy, startOutageProxy } from '../shipping/testing/outage-proxy.ts';
 import {
@@ -105,6 +106,8 @@ function providerSaw(tag: string): string[][] {
 
 const spoolDepth = () => readMetric(gateway.url, 'toolgate_gateway_spool_depth');
 
+const SOURCE = 'apps/gateway/src/faults/api-outage.test.ts';
+
 describe('API outage', () => {
   it('keeps enforcing and spooling while the API is down, across a restart; ships exactly once after', async () => {
     await until(
@@ -119,6 +122,7 @@ describe('API outage', () => {
 
     const etag = (await gatewayStatus(api, GATEWAY)).appliedBundleETag;
     expect(etag).toMatch(/^sha256:/);
+    const fault = injectFault(SOURCE, 'API down under gateway load, gateway restarted meanwhile');
     await proxy.down();
     const outage = Date.now();
 
@@ -168,6 +172,8 @@ describe('API outage', () => {
       15_000,
       'Synced=True after the outage',
     );
+    fault.survived();
+    recordFigures({ source: SOURCE, receipts: { sent: clientIds.length, stored: stored.length } });
     console.info(
       `API down ${downFor} ms; 80 spooled receipts shipped ${drainMs} ms after it came back`,
     );

@@ -5,6 +5,7 @@ import { createPrismaClient, type PrismaClient } from '@toolgate/db';
 import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { injectFault } from '../../../../scripts/reliability/figures.ts';
 import { startTestApi, type TestApi } from '../../../api/src/testing/test-api.ts';
 import {
   gatewayStatus,
@@ -80,6 +81,8 @@ async function providerSees(tools: string[]): Promise<string[]> {
   return providerToolNames(seen[0]?.body);
 }
 
+const SOURCE = 'apps/gateway/src/faults/bad-bundle.test.ts';
+
 describe('a bad bundle from the API', () => {
   it('is NACKed in Gateway.status, the old policy stays in force, a fix through the API heals it', async () => {
     await until(
@@ -92,6 +95,7 @@ describe('a bad bundle from the API', () => {
     expect(await providerSees(['search_code', 'delete_repo'])).toEqual(['search_code']);
 
     // Corrupt the stored policy behind the API's back, then wake the held long-poll.
+    const fault = injectFault(SOURCE, 'invalid policy in the bundle (and a restart meanwhile)');
     const updated = await db.$executeRawUnsafe(
       `UPDATE resources SET spec = jsonb_set(spec, '{rules,0,match,name}', '""')
        WHERE kind = 'MediationPolicy' AND name = $1`,
@@ -177,5 +181,6 @@ describe('a bad bundle from the API', () => {
     expect(await providerSees(['search_code', 'delete_repo', 'drop_table'])).toEqual([
       'search_code',
     ]);
+    fault.survived();
   }, 60_000);
 });

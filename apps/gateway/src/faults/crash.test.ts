@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { injectFault, recordFigures } from '../../../../scripts/reliability/figures.ts';
 import { startTestApi, type TestApi } from '../../../api/src/testing/test-api.ts';
 import {
   hideRule,
@@ -134,10 +135,13 @@ function startLoad(url: string): Load {
   };
 }
 
+const SOURCE = 'apps/gateway/src/faults/crash.test.ts';
+
 describe('gateway crash', () => {
   it('kill -9 under load, twice: every acknowledged receipt stored exactly once, chain intact', async () => {
     const load = startLoad(gateway.url);
     const kills: Array<{ sentAt: number; diedBy: number; inFlight: number }> = [];
+    const faults: Array<{ survived(): void }> = [];
     try {
       for (let round = 0; round < 2; round++) {
         // Let the load run until a good number of requests went through this incarnation.
@@ -146,6 +150,7 @@ describe('gateway crash', () => {
         await sleep(200);
         const sentAt = Date.now();
         const inFlight = load.inFlight();
+        faults.push(injectFault(SOURCE, 'gateway kill -9 under load'));
         await gateway.kill('SIGKILL');
         expect((await gateway.exited).signal).toBe('SIGKILL');
         kills.push({ sentAt, diedBy: Date.now(), inFlight });
@@ -195,6 +200,13 @@ describe('gateway crash', () => {
 
     const verification = await verifyChain(api, GATEWAY);
     expect(verification).toMatchObject({ valid: true, checked: stored.length });
+    for (const fault of faults) fault.survived();
+    // Sent: every response a client received; stored: those of them the API holds.
+    const storedAcknowledged = [...load.acknowledged].filter((id) => storedSet.has(id)).length;
+    recordFigures({
+      source: SOURCE,
+      receipts: { sent: load.acknowledged.size, stored: storedAcknowledged },
+    });
     console.info(
       `${load.acknowledged.size} acknowledged, ${stored.length} stored, ${extras.length} extras ` +
         `(in flight at the kills: ${kills.map((k) => k.inFlight).join(', ')}; ` +

@@ -6,6 +6,7 @@ import { findFreePort } from '@toolgate/db';
 import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { injectFault } from '../../../../scripts/reliability/figures.ts';
 import { startTestApi, type TestApi } from '../../../api/src/testing/test-api.ts';
 import {
   hideRule,
@@ -154,8 +155,11 @@ async function drain(
   return { items, error };
 }
 
+const SOURCE = 'apps/gateway/src/faults/upstream-faults.test.ts';
+
 describe('upstream faults', () => {
   it('a provider slower than UPSTREAM_TIMEOUT_MS: 504 to the SDK, recorded in the receipt', async () => {
+    const fault = injectFault(SOURCE, 'upstream provider slower than the timeout');
     const started = Date.now();
     const error = await within(
       1800,
@@ -185,9 +189,11 @@ describe('upstream faults', () => {
     );
     expect(streamedReceipt.outcome.status).toBe(504);
     expect(streamedReceipt.stream).toBe(true);
+    fault.survived();
   });
 
   it('a provider that is not there: 502 to the SDK, recorded in the receipt', async () => {
+    const fault = injectFault(SOURCE, 'upstream provider down');
     const error = await within(
       5000,
       failure(sdk(stranded).chat.completions.create(request({ text: 'never' }))),
@@ -209,10 +215,12 @@ describe('upstream faults', () => {
     expect(
       await readMetric(stranded.url, 'toolgate_gateway_requests_total', { status: '502' }),
     ).toBe(2);
+    fault.survived();
   });
 
   it('a stream cut in the middle of a tool call: the SDK errors at once, no fragment leaks', async () => {
     const script = { call: 'search_code', arguments: { repo: 'acme/app', query: 'retry' }, cut: 3 };
+    const fault = injectFault(SOURCE, 'upstream stream cut mid tool call (OpenAI)');
     // The premise, straight from the mock: the call's header and a first piece of its
     // arguments, then the connection closes.
     const raw = await cutStreamFromMock('/v1/chat/completions', streamRequest(script));
@@ -240,10 +248,12 @@ describe('upstream faults', () => {
     for (const call of receipt.response?.tool_calls ?? []) {
       expect(call.policy_state).not.toBe('allowed');
     }
+    fault.survived();
   });
 
   it('the same on the Anthropic surface: an error event, no fragment of the tool_use block', async () => {
     const script = { call: 'search_code', arguments: { repo: 'acme/app', query: 'retry' }, cut: 5 };
+    const fault = injectFault(SOURCE, 'upstream stream cut mid tool call (Anthropic)');
     const body = {
       model: 'mock-claude',
       max_tokens: 100,
@@ -277,5 +287,6 @@ describe('upstream faults', () => {
     for (const call of receipt.response?.tool_calls ?? []) {
       expect(call.policy_state).not.toBe('allowed');
     }
+    fault.survived();
   });
 });

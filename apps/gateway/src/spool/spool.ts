@@ -95,6 +95,11 @@ export interface SpoolStats {
   oldestAgeMs: number;
   /** Record-data fsyncs since open; `appends / fsyncs` shows how well group commit works. */
   fsyncs: number;
+  /**
+   * At its bound: an append was refused or dropped and no acknowledgement has freed room since,
+   * or the unacknowledged bytes reach `maxBytes`.
+   */
+  full: boolean;
 }
 
 const DEFAULT_SEGMENT_BYTES = 8 * 1024 * 1024;
@@ -325,6 +330,7 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
       segments: this.segments.length,
       oldestAgeMs: this.oldestAgeMs(),
       fsyncs: this.fsyncs,
+      full: this.full || this.unackedBytes >= this.maxBytes,
     };
   }
 

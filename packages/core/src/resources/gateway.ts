@@ -15,6 +15,13 @@ import {
 export const SYNCED_CONDITION = 'Synced';
 
 /**
+ * Present once the gateway's receipt spool has been full: `True` (reason `SpoolAtCapacity`)
+ * while it is — requests refused with 503 (`SPOOL_FULL=reject`) or receipts dropped
+ * (`SPOOL_FULL=drop`) — and `False` (reason `SpoolHasRoom`) once shipping freed room.
+ */
+export const SPOOL_FULL_CONDITION = 'SpoolFull';
+
+/**
  * A registered gateway. Its labels (in `metadata.labels`, not here) are what policy selectors
  * match, so relabelling a gateway changes which policies it receives.
  */
@@ -36,6 +43,8 @@ export const GatewayStatus = z.object({
   lastSyncTime: Timestamp.optional(),
   /** Receipts written to the local spool but not yet acknowledged by the API. */
   spoolDepth: z.number().int('must be an integer').min(0, 'must be >= 0').optional(),
+  /** Receipts dropped because the spool was full (`SPOOL_FULL=drop`) since the gateway started. */
+  spoolDropped: z.number().int('must be an integer').min(0, 'must be >= 0').optional(),
   /** The gateway's software version. */
   version: z.string().min(1).max(128).optional(),
 });
