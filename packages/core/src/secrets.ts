@@ -1,15 +1,19 @@
 /**
  * Shapes of credentials that must never reach a receipt, a log line or an error: provider API
- * keys, bearer tokens, Toolgate's own tokens (`tg_…`), cloud keys, `key: value` pairs.
+ * keys, bearer tokens, Toolgate's own tokens (`tg_…`), cloud keys, GitHub, Slack and Google
+ * tokens, `key: value` pairs.
  */
 const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
   [/\bsk-ant-[A-Za-z0-9_-]{8,}/g, '[REDACTED]'],
   [/\bsk-[A-Za-z0-9_-]{8,}/g, '[REDACTED]'],
   [/\btg_[A-Za-z0-9_-]{16,}/g, '[REDACTED]'],
   [/\bAKIA[0-9A-Z]{16}\b/g, '[REDACTED]'],
+  [/\b(gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,})/g, '[REDACTED]'],
+  [/\bxox[abposr]-[A-Za-z0-9-]{10,}/g, '[REDACTED]'],
+  [/\bAIza[0-9A-Za-z_-]{35}/g, '[REDACTED]'],
   [/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{8,}/gi, '$1 [REDACTED]'],
   [
-    /\b(x-api-key|api[_-]?key|authorization)(["']?\s*[:=]\s*["']?)[^\s"',;[]{6,}/gi,
+    /\b(x-api-key|api[_-]?key|authorization|password|passwd|secret)(["']?\s*[:=]\s*["']?)[^\s"',;[]{6,}/gi,
     '$1$2[REDACTED]',
   ],
 ];

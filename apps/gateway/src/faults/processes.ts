@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { findFreePort } from '@toolgate/db';
 
@@ -23,6 +24,8 @@ export interface GatewayProcessOptions {
   port?: number;
   /** Anything else (UPSTREAM_TIMEOUT_MS, OPENAI_BASE_URL, …); wins over the defaults. */
   env?: Record<string, string>;
+  /** Appends everything the process prints (stdout and stderr, in full) to this file. */
+  logFile?: string;
 }
 
 export interface GatewayProcess {
@@ -80,6 +83,7 @@ export async function spawnGateway(options: GatewayProcessOptions): Promise<Gate
   let output = '';
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-OUTPUT_LIMIT);
+    if (options.logFile) appendFileSync(options.logFile, chunk);
   };
   child.stdout?.on('data', collect);
   child.stderr?.on('data', collect);
