@@ -81,6 +81,17 @@ describe('ReceiptRecorder', () => {
     expect(spool.chainHead()).toBe(receipts[2]?.hash);
   });
 
+  it('makes unique, time-ordered ids (across refills of the random pool)', () => {
+    const ids = Array.from({ length: 2000 }, (_, i) =>
+      ReceiptRecorder.newId(1_700_000_000_000 + i),
+    );
+    expect(new Set(ids).size).toBe(2000);
+    for (const id of ids) expect(id).toMatch(/^rcpt_[0-9a-z]{10}[0-9a-f]{16}$/);
+    expect([...ids].sort()).toEqual(ids);
+    const sameMs = Array.from({ length: 600 }, () => ReceiptRecorder.newId(1_700_000_000_000));
+    expect(new Set(sameMs).size).toBe(600);
+  });
+
   it('RECEIPTS=off answers with the request id and is never full', async () => {
     const disabled = new DisabledReceipts();
     expect(await disabled.record(input('r9').receipt)).toBe('r9');
