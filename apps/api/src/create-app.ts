@@ -2,20 +2,18 @@ import 'reflect-metadata';
 import type { ServerResponse } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { API_CONTENT_SECURITY_POLICY, securityHeaders } from '@toolgate/contract';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { type AppConfig, appModule } from './app.module.ts';
 import { recordRoutes } from './common/route-registry.ts';
 import { SchemaValidationPipe } from './common/schema-validation.pipe.ts';
 import { StatusFilter, toStatus } from './common/status.filter.ts';
 
-const SECURITY_HEADERS: Record<string, string> = {
-  'x-content-type-options': 'nosniff',
-  'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
-  'cross-origin-resource-policy': 'same-origin',
-  'content-security-policy':
-    "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'",
-};
+/** Shared with the console (packages/contract); `no-store`: answers may carry tokens. */
+const SECURITY_HEADERS = securityHeaders({
+  contentSecurityPolicy: API_CONTENT_SECURITY_POLICY,
+  noStore: true,
+});
 
 function setSecurityHeaders(response: ServerResponse): void {
   for (const [name, value] of Object.entries(SECURITY_HEADERS)) response.setHeader(name, value);

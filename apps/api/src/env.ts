@@ -14,6 +14,10 @@ export const ApiEnv = z.object({
     .int()
     .min(1024)
     .default(8 * 1024 * 1024),
+  /** Token issuing, per client: this many requests at once… */
+  TOKEN_RATE_BURST: z.coerce.number().int().min(1).default(10),
+  /** …then this many per minute (429 with Retry-After past it). */
+  TOKEN_RATE_PER_MINUTE: z.coerce.number().positive().default(10),
   /** How many watch events are kept for replay; older resourceVersions answer 410 Gone. */
   WATCH_HISTORY: z.coerce.number().int().min(100).default(10_000),
 });

@@ -9,4 +9,5 @@ export * from './routes/receipts.ts';
 export * from './routes/resources.ts';
 export * from './routes/sync.ts';
 export * from './routes/system.ts';
+export * from './security-headers.ts';
 export * from './status.ts';

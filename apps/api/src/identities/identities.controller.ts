@@ -1,8 +1,9 @@
-import { Body, Controller, Inject, Param, Req } from '@nestjs/common';
+import { Body, Controller, Inject, Param, Req, UseGuards } from '@nestjs/common';
 import { NameParams, ROUTES } from '@toolgate/contract';
 import type { z } from 'zod';
 import type { AuthenticatedRequest } from '../auth/auth.guard.ts';
 import { CurrentActor } from '../auth/current-actor.decorator.ts';
+import { TokenRateLimitGuard } from '../auth/token-rate-limit.guard.ts';
 import { Route } from '../common/route.decorator.ts';
 import type { Actor } from '../resources/kind-hooks.ts';
 import { TokensService } from './tokens.service.ts';
@@ -15,6 +16,7 @@ export class IdentitiesController {
   constructor(@Inject(TokensService) private readonly tokens: TokensService) {}
 
   @Route('tokens.issueToken')
+  @UseGuards(TokenRateLimitGuard)
   issue(
     @Param({ schema: NameParams }) params: z.infer<typeof NameParams>,
     @Body({ schema: ROUTES['tokens.issueToken'].body })

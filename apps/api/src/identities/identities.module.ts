@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { TokenRateLimitGuard } from '../auth/token-rate-limit.guard.ts';
 import { createResourceController } from '../resources/resource-controller.factory.ts';
 import { BootstrapOperator } from './bootstrap-operator.ts';
 import { IdentitiesController } from './identities.controller.ts';
@@ -7,7 +8,7 @@ import { TokensService } from './tokens.service.ts';
 
 @Module({
   controllers: [createResourceController('Identity'), IdentitiesController],
-  providers: [IdentityHooks, TokensService, BootstrapOperator],
+  providers: [IdentityHooks, TokensService, BootstrapOperator, TokenRateLimitGuard],
   exports: [BootstrapOperator, TokensService],
 })
 export class IdentitiesModule {}

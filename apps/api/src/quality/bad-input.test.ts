@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
+import { recordFigures } from '../../../../scripts/reliability/figures.ts';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
 import { type Answer, first, operatorCall } from './quality-fixtures.ts';
 
@@ -80,7 +81,9 @@ const operator = (path: string, method = 'GET', body?: unknown) =>
   operatorCall(api, path, method, body);
 
 beforeAll(async () => {
-  api = await startTestApi({ BODY_LIMIT: String(BODY_LIMIT) });
+  // Token issuing is rate limited (see security-headers-and-limits.test.ts); here every
+  // generated request must reach validation.
+  api = await startTestApi({ BODY_LIMIT: String(BODY_LIMIT), TOKEN_RATE_BURST: '100000' });
   db = new pg.Client({ connectionString: api.database.url });
   await db.connect();
   gatewayToken = (await api.identity(GATEWAY_IDENTITY, ['gateway'])).token;
@@ -112,6 +115,16 @@ beforeAll(async () => {
   stored.gateways = await operator(`${P}/gateways/${GATEWAY}`);
 });
 afterAll(async () => {
+  const tallies = [...outcomes.values()].flatMap((tally) => Object.entries(tally));
+  recordFigures({
+    source: 'apps/api/src/quality/bad-input.test.ts',
+    badInputs: {
+      tried: tallies.reduce((sum, [, count]) => sum + count, 0),
+      serverErrors: tallies
+        .filter(([code]) => Number(code) >= 500)
+        .reduce((sum, [, count]) => sum + count, 0),
+    },
+  });
   await db?.end();
   await api?.close();
 });
