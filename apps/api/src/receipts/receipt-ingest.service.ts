@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ReceiptIngestResult } from '@toolgate/contract';
-import { ConflictError, formatFieldPath, Receipt, receiptHash } from '@toolgate/core';
+import { ConflictError, formatFieldPath, Receipt, receiptHashAndJson } from '@toolgate/core';
 import { receiptColumns } from './receipt-columns.ts';
 import {
   type ChainState,
@@ -65,16 +65,17 @@ function checkItem(gateway: string, item: unknown): CheckedItem {
   }
   // The item as sent (unknown fields included) is what the gateway hashed and what is stored,
   // so verifying the stored body later checks exactly what was acknowledged.
+  // One serialization serves both: the canonical text is hashed, and stored (with `hash`).
   let actual: string;
+  let body: string;
   try {
-    actual = receiptHash(item as Receipt);
+    ({ hash: actual, json: body } = receiptHashAndJson(item as Receipt));
   } catch (error) {
     return rejected('Invalid', `(root): cannot be hashed: ${(error as Error).message}`);
   }
   if (actual !== receipt.hash) {
     return rejected('HashMismatch', `hash: is ${receipt.hash}, the receipt hashes to ${actual}`);
   }
-  const body = JSON.stringify(item);
   if (body.includes('\\u0000')) {
     return rejected('Invalid', '(root): strings must not contain U+0000');
   }

@@ -8,6 +8,19 @@ export function receiptHash(receipt: ReceiptBody & { prev_hash: string | null })
   return hashCanonical(rest);
 }
 
+/**
+ * `receiptHash` and the receipt as JSON text from one serialization: its canonical form (the
+ * text hashed) with `hash` appended. For the API's ingest, which stores the text.
+ */
+export function receiptHashAndJson(receipt: Receipt): { hash: string; json: string } {
+  const { hash: stated, ...rest } = receipt;
+  const canonical = canonicalize(rest);
+  return {
+    hash: hashString(canonical),
+    json: `${canonical.slice(0, -1)},"hash":${JSON.stringify(stated)}}`,
+  };
+}
+
 /** Links a receipt body to its gateway's chain. */
 export function chainReceipt(body: ReceiptBody, prevHash: string | null): Receipt {
   const linked = { ...body, prev_hash: prevHash };

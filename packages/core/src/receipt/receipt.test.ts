@@ -3,7 +3,13 @@ import { mediateRequest } from '../engine/mediate-request.ts';
 import { bundleOf, openAIRequest, openAITool } from '../engine/test-fixtures.ts';
 import { enforceResponseBody } from '../response/enforce-response.ts';
 import { buildReceiptBody, type ReceiptInput } from './build-receipt.ts';
-import { chainReceipt, chainReceiptJson, receiptHash, verifyChain } from './chain.ts';
+import {
+  chainReceipt,
+  chainReceiptJson,
+  receiptHash,
+  receiptHashAndJson,
+  verifyChain,
+} from './chain.ts';
 import { Receipt, ReceiptBody } from './receipt-schema.ts';
 
 const bundle = bundleOf({
@@ -115,6 +121,10 @@ describe('receipt chain', () => {
     const parsed = JSON.parse(json) as Receipt;
     expect(parsed).toEqual(expected);
     expect(receiptHash(parsed)).toBe(hash);
+    // The ingest side: the same hash, and text that parses back to the receipt.
+    const checked = receiptHashAndJson({ ...parsed, hash: 'sha256:stated' } as Receipt);
+    expect(checked.hash).toBe(hash);
+    expect(JSON.parse(checked.json)).toEqual({ ...expected, hash: 'sha256:stated' });
   });
 
   it('links each receipt to the previous one and verifies', () => {
