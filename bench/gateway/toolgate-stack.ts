@@ -11,6 +11,9 @@ export interface ToolgateStack {
   url: string;
   gateway: Started;
   api: Started;
+  apiUrl: string;
+  /** The first operator's token, as the API printed it. */
+  operatorToken: string;
   variant(name: string, env: Record<string, string>): Promise<{ url: string; gateway: Started }>;
 }
 
@@ -30,6 +33,8 @@ export async function startToolgate(
     gatewayEnv?: Record<string, string>;
     /** Extra Node flags for the gateway process (e.g. `--cpu-prof` when profiling). */
     gatewayNodeArgs?: string[];
+    /** Extra API environment (e.g. DATABASE_URL instead of the embedded PostgreSQL). */
+    apiEnv?: Record<string, string>;
   },
 ): Promise<ToolgateStack> {
   const { progress } = options;
@@ -45,6 +50,7 @@ export async function startToolgate(
       PORT: String(apiPort),
       DATA_DIR: join(options.dataDir, 'api'),
       LOG_LEVEL: 'warn',
+      ...options.apiEnv,
     },
     readyUrl: `${apiUrl}/readyz`,
     timeoutMs: 90_000,
@@ -94,6 +100,8 @@ export async function startToolgate(
   return {
     ...gateway,
     api,
+    apiUrl,
+    operatorToken,
     /** Another gateway process on the same API and token (a variant, e.g. receipts off). */
     variant: (name: string, env: Record<string, string>) =>
       startGateway(gatewayProcess, { name, dataDir: join(options.dataDir, name), env }),
