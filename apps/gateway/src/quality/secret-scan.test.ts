@@ -392,12 +392,12 @@ describe('secret scan', () => {
     }
 
     const places = [
-      'every table of the database, each row as text',
-      'API log (debug)',
-      'gateway log (debug)',
-      'gateway data dir: spool segments, acks, bundle, quarantine',
-      'stored receipts',
-      'gateway /metrics',
+      'database (every table)',
+      'API log',
+      'gateway log',
+      'gateway spool and data dir',
+      'receipts',
+      '/metrics',
     ];
     recordFigures({
       source: SOURCE,
