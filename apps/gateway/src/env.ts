@@ -25,6 +25,14 @@ export const GatewayEnv = z.object({
     .int()
     .min(1024)
     .default(512 * 1024 * 1024),
+  /**
+   * When a receipt is fsynced. `request` (default): before the agent's response completes
+   * (concurrent requests share one fsync) — survives a power loss. `interval`: written before
+   * the response completes (survives a gateway crash or `kill -9`) and fsynced within
+   * SPOOL_FSYNC_INTERVAL_MS — a power loss can lose that window. Never shipped before its fsync.
+   */
+  SPOOL_FSYNC: z.enum(['request', 'interval']).default('request'),
+  SPOOL_FSYNC_INTERVAL_MS: z.coerce.number().int().min(1).max(1000).default(10),
   /** What a full spool does: refuse requests (nothing lost, the default) or count drops. */
   SPOOL_FULL: z.enum(['reject', 'drop']).default('reject'),
   /**

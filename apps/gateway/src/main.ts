@@ -23,6 +23,8 @@ const spool = await Spool.open<SpooledReceipt>({
   dir: join(env.DATA_DIR, 'spool'),
   maxBytes: env.SPOOL_MAX_BYTES,
   fullPolicy: env.SPOOL_FULL,
+  fsync: env.SPOOL_FSYNC === 'request' ? 'batch' : 'interval',
+  fsyncIntervalMs: env.SPOOL_FSYNC_INTERVAL_MS,
   log,
 });
 // Named, so a bundle built for another gateway (misrouted, or served by a man in the middle) is

@@ -129,6 +129,28 @@ describe('Spool: append, pending, ack', () => {
     expect(always.stats().fsyncs).toBe(50);
   });
 
+  it('interval: an append resolves once written; shipping waits for its fsync', async () => {
+    const lazy = await openSpool({ fsync: 'interval', fsyncIntervalMs: 600_000 });
+    const receipts = await appendChain(lazy, 20);
+    expect(lazy.stats().fsyncs).toBe(0);
+    expect(await lazy.pending(100)).toEqual([]); // written, not yet durable: not shipped
+    await lazy.close(); // fsyncs what was written
+    const reopened = await openSpool();
+    expect((await reopened.pending(100)).map((r) => r.receipt.id)).toEqual(
+      receipts.map((r) => r.id),
+    );
+    await reopened.close();
+    await rm(dir, { recursive: true });
+    const quick = await openSpool({ fsync: 'interval', fsyncIntervalMs: 5, segmentBytes: 8192 });
+    await appendChain(quick, 30);
+    const deadline = Date.now() + 10_000;
+    while ((await quick.pending(100)).length < 30 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    expect(await quick.pending(100)).toHaveLength(30); // across rotated segments too
+    expect(quick.stats().segments).toBeGreaterThan(1);
+  });
+
   it('refuses work after close', async () => {
     const spool = await openSpool();
     await spool.close();
@@ -347,6 +369,22 @@ describe('Spool: kill -9', () => {
         `(${records.length - confirmed.length} appended but unconfirmed at the kill), ` +
         `torn tail on last reopen ${spool.recovery.tornBytes} B`,
     );
+  }, 20_000);
+
+  it('interval mode: a kill -9 loses no append the child saw resolve', async () => {
+    const confirmed: string[] = [];
+    for (const [run, count] of [80, 300].entries()) {
+      const child = startChild([dir, 'append', `lazy${run}`, '16', 'interval']);
+      await child.until((lines) => lines.length > count);
+      await child.kill();
+      confirmed.push(...child.lines.filter((line) => line !== 'ready'));
+    }
+    const spool = await openSpool();
+    const records = await spool.pending(1_000_000);
+    const stored = new Set(records.map((r) => r.receipt.id));
+    expect(stored.size).toBe(records.length);
+    expect(confirmed.filter((id) => !stored.has(id))).toEqual([]);
+    expect(verifyChain(records.map((r) => r.receipt)).valid).toBe(true);
   }, 20_000);
 
   it('keeps acknowledgements the child saw resolve', async () => {

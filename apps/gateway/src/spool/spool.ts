@@ -10,6 +10,10 @@
  *   commit) every append queued while the previous fsync ran — or in the same event-loop turn —
  *   shares the next one. Either way a resolved append is durable; a crash can only lose appends
  *   that had not resolved, and those leave at most a torn tail that `open` cuts off.
+ *   `'interval'` trades the power-loss guarantee for latency: an append resolves once written
+ *   to the file (in the OS page cache, so it survives `kill -9` of the process), and one fsync
+ *   per `fsyncIntervalMs` makes it durable; a power loss or kernel crash can lose the records
+ *   of the last interval. `pending` hands out only fsynced records in every mode.
  * - **Acks**: `ackThrough` resolves after the new ack position is in `ack-state.json`, replaced
  *   atomically (write `.tmp`, fsync, rename, fsync the directory). After a crash, records up to
  *   the last resolved ack are never handed out again; an ack that had not resolved may repeat a
@@ -55,8 +59,13 @@ export type { SpoolLogger } from './spool-logger.ts';
 /** What happens when the spool is full: refuse the request (loses nothing) or count a drop. */
 export type SpoolFullPolicy = 'reject' | 'drop';
 
-/** `'always'`: one fsync per record. `'batch'`: concurrent appends share one (group commit). */
-export type SpoolFsyncMode = 'always' | 'batch';
+/**
+ * `'always'`: one fsync per record. `'batch'`: concurrent appends share one (group commit).
+ * `'interval'`: an append resolves once written (it survives a crash of the process, not of the
+ * machine); fsyncs run every `fsyncIntervalMs`. Records are never handed to `pending` (shipped)
+ * before their fsync, whatever the mode.
+ */
+export type SpoolFsyncMode = 'always' | 'batch' | 'interval';
 
 export interface SpoolOptions {
   dir: string;
@@ -66,6 +75,8 @@ export interface SpoolOptions {
   fullPolicy?: SpoolFullPolicy;
   /** Default `'batch'`: as durable as `'always'`, far cheaper under concurrency. */
   fsync?: SpoolFsyncMode;
+  /** With `fsync: 'interval'`: the longest a written record waits for its fsync. Default 10. */
+  fsyncIntervalMs?: number;
   /** A segment is closed and a new one started past this size. Default 8 MiB. */
   segmentBytes?: number;
   log?: SpoolLogger;
@@ -116,6 +127,10 @@ interface QueuedAppend {
 export class Spool<T extends ChainedReceipt = ChainedReceipt> {
   private readonly fullPolicy: SpoolFullPolicy;
   private readonly fsyncMode: SpoolFsyncMode;
+  private readonly fsyncIntervalMs: number;
+  /** Highest seq written to its segment file (= `durableSeq` except in `'interval'` mode). */
+  private writtenSeq: number;
+  private syncTimer: NodeJS.Timeout | undefined;
   private readonly segmentBytes: number;
   private readonly log: SpoolLogger;
   private readonly now: () => number;
@@ -151,11 +166,13 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
   ) {
     this.fullPolicy = options.fullPolicy ?? 'reject';
     this.fsyncMode = options.fsync ?? 'batch';
+    this.fsyncIntervalMs = options.fsyncIntervalMs ?? 10;
     this.segmentBytes = options.segmentBytes ?? DEFAULT_SEGMENT_BYTES;
     this.log = options.log ?? silentLogger;
     this.now = options.now ?? Date.now;
     const active = this.active;
     this.durableSeq = active.lastSeq;
+    this.writtenSeq = active.lastSeq;
     this.nextSeq = active.lastSeq + 1;
     this.ackedThrough = ackedThrough;
     this.head = active.chainHead;
@@ -340,6 +357,8 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
     this.closed = true;
     try {
       while (this.flushing) await this.flushDone;
+      clearTimeout(this.syncTimer);
+      await this.syncWritten();
       await this.control(async () => {
         for (const segment of this.segments) await segment.closeHandle();
       });
@@ -382,7 +401,9 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
           for (const item of [...batch, ...this.queue.splice(0)]) item.reject(this.failure);
           return;
         }
-        this.durableSeq = (batch.at(-1) as QueuedAppend).seq;
+        this.writtenSeq = (batch.at(-1) as QueuedAppend).seq;
+        if (this.fsyncMode === 'interval') this.scheduleSync();
+        else this.durableSeq = this.writtenSeq;
         for (const item of batch) item.resolve();
       }
     } finally {
@@ -422,13 +443,47 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
         ? (chunk[0] as QueuedAppend).record
         : Buffer.concat(chunk.map((i) => i.record));
     await writeFully(handle, bytes, position);
+    if (this.fsyncMode === 'interval') return;
     // fdatasync: flushes the data and the file size, skips the mtime — what a log needs.
     await handle.datasync();
     this.fsyncs++;
   }
 
+  /** `'interval'` mode: one fsync for everything written, at most `fsyncIntervalMs` from now. */
+  private scheduleSync(): void {
+    if (this.syncTimer !== undefined || this.closed) return;
+    this.syncTimer = setTimeout(() => {
+      this.syncTimer = undefined;
+      this.syncWritten().catch((error: unknown) => {
+        this.failure ??= new SpoolFailedError(error);
+        this.log.error({ err: error, dir: this.dir }, 'spool fsync failed; appends now refused');
+      });
+    }, this.fsyncIntervalMs);
+    this.syncTimer.unref();
+  }
+
+  /**
+   * Makes every written record durable (`'interval'` mode; a no-op when nothing waits). Runs in
+   * the control queue, so a rotated segment's handle is not closed under it.
+   */
+  private syncWritten(): Promise<void> {
+    return this.control(async () => {
+      if (this.writtenSeq <= this.durableSeq) return;
+      const target = this.writtenSeq;
+      // Earlier segments were synced when rotated away from: only the active one can lag.
+      const handle = this.active.handle;
+      if (handle !== null) await handle.datasync();
+      this.fsyncs++;
+      this.durableSeq = Math.max(this.durableSeq, target);
+    });
+  }
+
   private async rotate(): Promise<void> {
     const previous = this.active;
+    if (this.fsyncMode === 'interval' && previous.handle !== null) {
+      await previous.handle.datasync();
+      this.fsyncs++;
+    }
     const next = await createSegment(this.dir, {
       firstSeq: previous.lastSeq + 1,
       prevHash: previous.chainHead,

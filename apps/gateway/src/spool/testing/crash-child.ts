@@ -1,7 +1,7 @@
 /**
  * A gateway stand-in for the crash tests, killed with SIGKILL by the parent mid-stream.
  *
- *   node --import tsx crash-child.ts <dir> append <tag> <concurrency>
+ *   node --import tsx crash-child.ts <dir> append <tag> <concurrency> [fsync mode]
  *     appends chained receipts forever, printing `<id>` once each append has resolved;
  *   node --import tsx crash-child.ts <dir> ack
  *     forever: appends a few receipts, acknowledges the oldest pending ones, prints `acked <seq>`.
@@ -13,7 +13,7 @@ import type { Receipt } from '@toolgate/core';
 import { Spool } from '../spool.ts';
 import { fakeReceipt } from './fake-receipt.ts';
 
-const [dir, mode, tag = 'run', concurrency = '8'] = process.argv.slice(2);
+const [dir, mode, tag = 'run', concurrency = '8', fsync = 'batch'] = process.argv.slice(2);
 if (dir === undefined || (mode !== 'append' && mode !== 'ack')) {
   throw new Error('usage: crash-child.ts <dir> append|ack [tag] [concurrency]');
 }
@@ -22,6 +22,7 @@ const spool = await Spool.open<Receipt>({
   dir,
   maxBytes: 512 * 1024 * 1024,
   segmentBytes: 64 * 1024,
+  fsync: fsync as 'always' | 'batch' | 'interval',
 });
 process.stdout.write('ready\n');
 let counter = 0;
