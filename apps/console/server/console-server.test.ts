@@ -1,5 +1,6 @@
 // @vitest-environment node
 import { createServer, type Server } from 'node:http';
+import { CONSOLE_CONTENT_SECURITY_POLICY } from '@toolgate/contract';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ConsoleServer, startConsoleServer } from './console-server.ts';
 import { ConsoleEnv } from './env.ts';
@@ -37,6 +38,18 @@ describe('startConsoleServer', () => {
       const response = await fetch(server.url + path);
       expect(response.status).toBe(200);
       expect(await response.text()).toContain('<div id="root"></div>');
+    }
+  });
+
+  it('sends the security headers on the app and its assets', async () => {
+    const page = await fetch(`${server.url}/receipts`);
+    const html = await page.text();
+    const asset = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(asset).toBeDefined();
+    for (const response of [page, await fetch(server.url + asset)]) {
+      expect(response.headers.get('content-security-policy')).toBe(CONSOLE_CONTENT_SECURITY_POLICY);
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+      expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     }
   });
 

@@ -1,6 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CONSOLE_CONTENT_SECURITY_POLICY, securityHeaders } from '@toolgate/contract';
 import { build, preview } from 'vite';
 import { proxyTo } from './proxy.ts';
 
@@ -78,6 +79,9 @@ export async function startConsoleServer(options: {
       strictPort: true,
       open: false,
       proxy: proxyTo(options.apiUrl),
+      // The same security headers as the API's (one list in packages/contract); proxied API
+      // answers carry the API's own.
+      headers: securityHeaders({ contentSecurityPolicy: CONSOLE_CONTENT_SECURITY_POLICY }),
     },
   });
   const address = server.httpServer.address();
