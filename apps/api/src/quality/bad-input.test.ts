@@ -1,5 +1,16 @@
 import { buildPath, ROUTES, type RouteDef, type RouteName } from '@toolgate/contract';
 import { hashCanonical, type Role } from '@toolgate/core';
+import {
+  deepArray,
+  deepObject,
+  invalidUtf8,
+  malformedJson,
+  NON_JSON_CONTENT_TYPES,
+  pathsOf,
+  setAt,
+  valueAt,
+  wrongValue,
+} from '@toolgate/core/testing';
 import fc from 'fast-check';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -222,51 +233,6 @@ function template(name: RouteName): Record<string, unknown> {
   return structuredClone(templates[name] ?? templates[op] ?? {});
 }
 
-/** Every path inside a JSON value (objects and arrays), root first. */
-function pathsOf(
-  value: unknown,
-  prefix: Array<string | number> = [],
-): Array<Array<string | number>> {
-  const here = [prefix];
-  if (Array.isArray(value)) return here.concat(...value.map((v, i) => pathsOf(v, [...prefix, i])));
-  if (value && typeof value === 'object') {
-    return here.concat(...Object.entries(value).map(([k, v]) => pathsOf(v, [...prefix, k])));
-  }
-  return here;
-}
-
-function setAt(root: unknown, path: Array<string | number>, value: unknown): unknown {
-  if (path.length === 0) return value;
-  const copy = structuredClone(root) as Record<string | number, unknown>;
-  let node = copy;
-  for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
-  node[path.at(-1) as string | number] = value;
-  return copy;
-}
-
-/** A value of another JSON type than `original` (numbers also get out-of-range ones). */
-function wrongValue(original: unknown): fc.Arbitrary<unknown> {
-  const byType: Record<string, fc.Arbitrary<unknown>> = {
-    null: fc.constant(null),
-    boolean: fc.boolean(),
-    number: fc.constantFrom(-1, 0, 1.5, 1e308, -2147483649),
-    string: fc.oneof(fc.string({ maxLength: 20 }), fc.constant('x'.repeat(5000))),
-    array: fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 4 }),
-    object: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), {
-      maxKeys: 4,
-    }),
-  };
-  const type = original === null ? 'null' : Array.isArray(original) ? 'array' : typeof original;
-  return fc.oneof(
-    ...Object.entries(byType)
-      .filter(([name]) => name !== type || name === 'number')
-      .map(([, arbitrary]) => arbitrary),
-  );
-}
-
-const deepObject = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
-const deepArray = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
-
 function jsonBody(value: unknown, contentType = 'application/json') {
   return { bytes: JSON.stringify(value) ?? 'null', contentType };
 }
@@ -276,7 +242,7 @@ function bodyArbitrary(name: RouteName): fc.Arbitrary<Attempt['body']> {
   const base = template(name);
   const paths = pathsOf(base);
   const objectPaths = paths.filter((p) => {
-    const value = p.reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], base);
+    const value = valueAt(base, p);
     return value !== null && typeof value === 'object';
   });
   const text = JSON.stringify(base);
@@ -291,9 +257,7 @@ function bodyArbitrary(name: RouteName): fc.Arbitrary<Attempt['body']> {
       arbitrary: fc
         .constantFrom(...paths)
         .chain((path) =>
-          wrongValue(path.reduce<unknown>((n, k) => (n as Record<string, unknown>)[k], base)).map(
-            (value) => jsonBody(setAt(base, path, value)),
-          ),
+          wrongValue(valueAt(base, path)).map((value) => jsonBody(setAt(base, path, value))),
         ),
     },
     {
@@ -335,65 +299,17 @@ function bodyArbitrary(name: RouteName): fc.Arbitrary<Attempt['body']> {
     },
     {
       weight: 1,
-      arbitrary: fc
-        .record({
-          at: fc.nat({ max: Math.max(0, text.length - 1) }),
-          bytes: fc.constantFrom(
-            [0xff],
-            [0xc0, 0xaf],
-            [0xed, 0xa0, 0x80],
-            [0xf8, 0x88, 0x80, 0x80, 0x80],
-            [0x80, 0x80],
-            [0xe2, 0x28, 0xa1],
-          ),
-        })
-        .map(({ at, bytes }) => {
-          // Inside a string value, where a lenient decoder would keep it.
-          const quote = Math.max(1, text.indexOf('"', at) + 1);
-          const raw = Buffer.from(text, 'utf8');
-          const cut = Buffer.byteLength(text.slice(0, quote), 'utf8');
-          return {
-            bytes: new Uint8Array(
-              Buffer.concat([raw.subarray(0, cut), Buffer.from(bytes), raw.subarray(cut)]),
-            ),
-          };
-        }),
+      arbitrary: invalidUtf8(text).map((bytes) => ({ bytes })),
     },
     {
       weight: 2,
-      arbitrary: fc
-        .oneof(
-          fc.nat({ max: Math.max(0, text.length - 1) }).map((n) => text.slice(0, n)),
-          fc.string({ maxLength: 50 }),
-          fc.constantFrom(
-            '',
-            '{',
-            '{"a":1,}',
-            "{'a':1}",
-            '{"a":NaN}',
-            '{"a":1} trailing',
-            '/* c */ {}',
-            '{"__proto__":{"polluted":true}}',
-            '{"constructor":{"prototype":{"polluted":true}}}',
-            '\uFEFF{}',
-            'null',
-            '[]',
-            '"str"',
-            '1e999',
-          ),
-        )
-        .map((bytes) => ({ bytes })),
+      arbitrary: malformedJson(text).map((bytes) => ({ bytes })),
     },
     {
       weight: 2,
       arbitrary: fc
         .constantFrom(
-          'text/plain',
-          'application/xml',
-          'application/x-www-form-urlencoded',
-          'multipart/form-data; boundary=x',
-          'application/octet-stream',
-          'application/json; charset=latin1',
+          ...NON_JSON_CONTENT_TYPES,
           'application/merge-patch+json',
           'application/json-patch+json',
           'image/png',

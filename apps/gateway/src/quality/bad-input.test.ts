@@ -1,4 +1,15 @@
 import type { Surface } from '@toolgate/core';
+import {
+  deepArray,
+  deepObject,
+  invalidUtf8,
+  malformedJson,
+  NON_JSON_CONTENT_TYPES,
+  pathsOf,
+  setAt,
+  valueAt,
+  wrongValue,
+} from '@toolgate/core/testing';
 import fc from 'fast-check';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,46 +120,9 @@ const json = (value: unknown): Attempt => ({
   contentType: 'application/json',
 });
 
-function pathsOf(
-  value: unknown,
-  prefix: Array<string | number> = [],
-): Array<Array<string | number>> {
-  const here = [prefix];
-  if (Array.isArray(value)) return here.concat(...value.map((v, i) => pathsOf(v, [...prefix, i])));
-  if (value && typeof value === 'object') {
-    return here.concat(...Object.entries(value).map(([k, v]) => pathsOf(v, [...prefix, k])));
-  }
-  return here;
-}
-
-function valueAt(root: unknown, path: Array<string | number>): unknown {
-  return path.reduce<unknown>((node, key) => (node as Record<string | number, unknown>)[key], root);
-}
-
-function setAt(root: unknown, path: Array<string | number>, value: unknown): unknown {
-  if (path.length === 0) return value;
-  const copy = structuredClone(root) as Record<string | number, unknown>;
-  let node = copy;
-  for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
-  node[path.at(-1) as string | number] = value;
-  return copy;
-}
-
-const deepObject = (depth: number) => `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
-const deepArray = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
-
-/** A value of another JSON type than `original`, or an extreme one of the same. */
-function wrongValue(original: unknown): fc.Arbitrary<unknown> {
-  return fc.oneof(
-    fc.constant(null),
-    fc.boolean(),
-    fc.constantFrom(-1, 0, 1.5, 1e308, -2147483649, Number.MAX_SAFE_INTEGER),
-    fc.string({ maxLength: 20 }),
-    fc.constant('x'.repeat(5000)),
-    fc.array(fc.jsonValue({ maxDepth: 2 }), { maxLength: 4 }),
-    fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
-    fc.constant(typeof original === 'string' ? '' : []),
-  );
+/** A value of another JSON type than `original`, or an empty one of the same. */
+function wrongOrEmpty(original: unknown): fc.Arbitrary<unknown> {
+  return fc.oneof(wrongValue(original), fc.constant(typeof original === 'string' ? '' : []));
 }
 
 const hostileName = fc.oneof(
@@ -246,7 +220,7 @@ function bodyArbitrary(surface: Surface): fc.Arbitrary<Attempt> {
       arbitrary: fc
         .constantFrom(...paths)
         .chain((path) =>
-          wrongValue(valueAt(base, path)).map((value) => json(setAt(base, path, value))),
+          wrongOrEmpty(valueAt(base, path)).map((value) => json(setAt(base, path, value))),
         ),
     },
     {
@@ -288,68 +262,16 @@ function bodyArbitrary(surface: Surface): fc.Arbitrary<Attempt> {
     },
     {
       weight: 2,
-      arbitrary: fc
-        .record({
-          at: fc.nat({ max: text.length - 1 }),
-          bytes: fc.constantFrom(
-            [0xff],
-            [0xc0, 0xaf],
-            [0xed, 0xa0, 0x80],
-            [0xf8, 0x88, 0x80, 0x80, 0x80],
-            [0x80, 0x80],
-            [0xe2, 0x28, 0xa1],
-          ),
-        })
-        .map(({ at, bytes }) => {
-          // Inside a string value, where a lenient decoder would quietly keep a U+FFFD.
-          const quote = Math.max(1, text.indexOf('"', at) + 1);
-          const raw = Buffer.from(text, 'utf8');
-          const cut = Buffer.byteLength(text.slice(0, quote), 'utf8');
-          return {
-            bytes: new Uint8Array(
-              Buffer.concat([raw.subarray(0, cut), Buffer.from(bytes), raw.subarray(cut)]),
-            ),
-            contentType: 'application/json',
-          };
-        }),
+      arbitrary: invalidUtf8(text).map((bytes) => ({ bytes, contentType: 'application/json' })),
     },
     {
       weight: 2,
-      arbitrary: fc
-        .oneof(
-          fc.nat({ max: text.length - 1 }).map((n) => text.slice(0, n)),
-          fc.string({ maxLength: 50 }),
-          fc.constantFrom(
-            '',
-            '{',
-            '{"model":1,}',
-            "{'model':'x'}",
-            '{"model":NaN}',
-            `${text} trailing`,
-            '/* c */ {}',
-            '{"__proto__":{"polluted":true}}',
-            '{"constructor":{"prototype":{"polluted":true}}}',
-            `\uFEFF${text}`,
-            'null',
-            '[]',
-            '"str"',
-            '1e999',
-          ),
-        )
-        .map((bytes) => ({ bytes, contentType: 'application/json' })),
+      arbitrary: malformedJson(text).map((bytes) => ({ bytes, contentType: 'application/json' })),
     },
     {
       weight: 1,
       arbitrary: fc
-        .constantFrom(
-          '',
-          'text/plain',
-          'application/xml',
-          'application/x-www-form-urlencoded',
-          'multipart/form-data; boundary=x',
-          'application/octet-stream',
-          'application/json; charset=latin1',
-        )
+        .constantFrom('', ...NON_JSON_CONTENT_TYPES)
         .map((contentType) => ({ bytes: text, contentType })),
     },
   );
