@@ -7,6 +7,7 @@ import {
   malformedJson,
   NON_JSON_CONTENT_TYPES,
   pathsOf,
+  readableFailure,
   setAt,
   valueAt,
   wrongValue,
@@ -442,6 +443,8 @@ function describeAttempt(attempt: Attempt): string {
   return JSON.stringify({ ...attempt, body: { ...attempt.body, bytes: shown } });
 }
 
+const failureReporter = readableFailure(describeAttempt);
+
 describe('random input never breaks a route', () => {
   const mayCall = (def: RouteDef, role: Role) =>
     !('anonymous' in def.access) && def.access.roles.includes(role);
@@ -517,19 +520,6 @@ describe('deeply nested JSON at every object-valued field', () => {
     }
   });
 });
-
-/** Shows the failing request in full (fast-check's default prints the huge bodies). */
-function failureReporter(details: fc.RunDetails<[Attempt]>): void {
-  if (!details.failed) return;
-  const attempt = details.counterexample?.[0];
-  const cause =
-    details.errorInstance instanceof Error
-      ? details.errorInstance.message
-      : String(details.errorInstance);
-  throw new Error(
-    `${cause}\n  after ${details.numRuns} runs, for ${attempt ? describeAttempt(attempt) : '?'}`,
-  );
-}
 
 describe('hand-picked hostile requests', () => {
   const headersOf = (response: Response) =>

@@ -6,6 +6,7 @@ import {
   malformedJson,
   NON_JSON_CONTENT_TYPES,
   pathsOf,
+  readableFailure,
   setAt,
   valueAt,
   wrongValue,
@@ -343,18 +344,7 @@ function describeAttempt(attempt: Attempt): string {
   return JSON.stringify({ ...attempt, bytes });
 }
 
-/** Shows the failing request in a readable size (fast-check's default prints huge bodies). */
-function failureReporter(details: fc.RunDetails<[Attempt]>): void {
-  if (!details.failed) return;
-  const attempt = details.counterexample?.[0];
-  const cause =
-    details.errorInstance instanceof Error
-      ? details.errorInstance.message
-      : String(details.errorInstance);
-  throw new Error(
-    `${cause}\n  after ${details.numRuns} runs, for ${attempt ? describeAttempt(attempt) : '?'}`,
-  );
-}
+const failureReporter = readableFailure(describeAttempt);
 
 describe('random input never breaks the gateway', () => {
   it.each(Object.keys(ENDPOINTS) as Surface[])('%s', async (surface) => {

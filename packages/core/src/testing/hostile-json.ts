@@ -115,3 +115,23 @@ export const NON_JSON_CONTENT_TYPES = [
   'application/octet-stream',
   'application/json; charset=latin1',
 ] as const;
+
+/**
+ * A fast-check `reporter` that names the failing input in a readable size (the default prints
+ * whole, often huge, bodies): the failure's message, the run count and `describe(input)`.
+ */
+export function readableFailure<T>(
+  describe: (input: T) => string,
+): (details: fc.RunDetails<[T]>) => void {
+  return (details) => {
+    if (!details.failed) return;
+    const input = details.counterexample?.[0];
+    const cause =
+      details.errorInstance instanceof Error
+        ? details.errorInstance.message
+        : String(details.errorInstance);
+    throw new Error(
+      `${cause}\n  after ${details.numRuns} runs, for ${input === undefined ? '?' : describe(input)}`,
+    );
+  };
+}
