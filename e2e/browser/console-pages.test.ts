@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@toolgate/contract';
+import { until } from '@toolgate/core/testing';
 import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +25,6 @@ import {
   signedInContext,
 } from './support/browser.ts';
 import { type ConsoleStack, startConsoleStack } from './support/stack.ts';
-import { until } from './support/wait.ts';
 
 /**
  * Receipts, fidelity, gateways, identities and the audit log in a real browser, on real data: a

@@ -3,6 +3,7 @@ import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GatewayStatus } from '@toolgate/core';
+import { until } from '@toolgate/core/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, REPO_ROOT } from '../../bench/gateway/processes.ts';
@@ -15,7 +16,6 @@ import {
 } from '../../scripts/stack/stack.ts';
 import { stackStatePath } from '../../scripts/stack/stack-state.ts';
 import { launchBrowser, screenshot, signedInContext } from '../browser/support/browser.ts';
-import { until } from '../browser/support/wait.ts';
 
 /**
  * The whole of Toolgate, black-box, as `pnpm start` runs it: API (its own embedded PostgreSQL),

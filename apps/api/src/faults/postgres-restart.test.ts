@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApiClient } from '@toolgate/contract';
 import type { Receipt } from '@toolgate/core';
+import { until } from '@toolgate/core/testing';
 import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '@toolgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectFault, recordFigures } from '../../../../scripts/reliability/figures.ts';
@@ -98,13 +99,9 @@ function notUnavailable(answer: Answer): string | undefined {
   return undefined;
 }
 
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not met within 60 s: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+/** Everything here waits on a restarting PostgreSQL: a minute is the patience. */
+const waitFor = (check: () => boolean | Promise<boolean>, what: string) =>
+  until(check, 60_000, what);
 
 async function storedIds(gateway: string): Promise<string[]> {
   const ids: string[] = [];
@@ -173,13 +170,13 @@ describe('PostgreSQL restarted during receipt ingest', () => {
     const shippedAtLeast = (n: number) => [...shipped.values()].every((count) => count >= n);
 
     try {
-      await until(() => shippedAtLeast(8) || unexpected.length > 0, 'eight batches each');
+      await waitFor(() => shippedAtLeast(8) || unexpected.length > 0, 'eight batches each');
       const port = postgres.port;
       const fault = injectFault(SOURCE, 'PostgreSQL restarted during receipt ingest');
       await postgres.stop();
 
       // Down: ingest retries see 503s; readiness, reads, auth and writes answer 503 too.
-      await until(() => unavailable >= 10 || unexpected.length > 0, 'ingest answered 503');
+      await waitFor(() => unavailable >= 10 || unexpected.length > 0, 'ingest answered 503');
       const ready = await send('/readyz', { token: '' });
       expect(ready.status).toBe(503);
       expect(JSON.parse(ready.text)).toEqual({
@@ -211,7 +208,7 @@ describe('PostgreSQL restarted during receipt ingest', () => {
       expect((await send('/healthz', { token: '' })).status).toBe(200); // the process lives
 
       postgres = await startPostgres(port);
-      await until(() => shippedAtLeast(BATCHES) || unexpected.length > 0, 'every batch shipped');
+      await waitFor(() => shippedAtLeast(BATCHES) || unexpected.length > 0, 'every batch shipped');
       stopShipping = true;
       await shippers;
       expect(unexpected).toEqual([]);

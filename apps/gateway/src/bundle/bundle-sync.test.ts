@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ApiClient, createClient } from '@toolgate/contract';
 import { type GatewayStatus, hashCanonical } from '@toolgate/core';
+import { until } from '@toolgate/core/testing';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../../../api/src/testing/test-api.ts';
@@ -84,14 +85,6 @@ function nextApplied(): { options: Partial<BundleSyncOptions>; applied: Promise<
 async function gatewayStatus(): Promise<GatewayStatus | undefined> {
   const gateway = await api.operator.call('gateways.get', { params: { name: GATEWAY } });
   return gateway.status as GatewayStatus | undefined;
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** The API's bundle for this gateway as raw JSON, and its ETag. */

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from '@toolgate/core/testing';
 import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,7 +18,7 @@ import {
 } from './control-plane.ts';
 import { type Fault, type FaultProxy, type SeenRequest, startFaultProxy } from './fault-proxy.ts';
 import { readMetric } from './metrics.ts';
-import { type GatewayProcess, killAllGateways, startGateway, until } from './processes.ts';
+import { type GatewayProcess, killAllGateways, startGateway } from './processes.ts';
 
 /**
  * SPEC §4 "the bundle is validated before use; a bad bundle is NACKed and the last good one

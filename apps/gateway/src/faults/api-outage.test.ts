@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from '@toolgate/core/testing';
 import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,13 +20,7 @@ import {
   verifyChain,
 } from './control-plane.ts';
 import { readMetric } from './metrics.ts';
-import {
-  type GatewayProcess,
-  killAllGateways,
-  restartGateway,
-  startGateway,
-  until,
-} from './processes.ts';
+import { type GatewayProcess, killAllGateways, restartGateway, startGateway } from './processes.ts';
 
 /**
  * SPEC §4 under an API outage: the gateway keeps enforcing the last good policy (also across a

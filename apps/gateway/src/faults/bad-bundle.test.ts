@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { until } from '@toolgate/core/testing';
 import { createPrismaClient, type PrismaClient } from '@toolgate/db';
 import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
 import OpenAI from 'openai';
@@ -17,13 +18,7 @@ import {
   syncedCondition,
 } from './control-plane.ts';
 import { readMetric } from './metrics.ts';
-import {
-  type GatewayProcess,
-  killAllGateways,
-  restartGateway,
-  startGateway,
-  until,
-} from './processes.ts';
+import { type GatewayProcess, killAllGateways, restartGateway, startGateway } from './processes.ts';
 
 /**
  * SPEC §4 "a bad bundle is NACKed (reported in Gateway.status) and the last good one stays

@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { until } from '@toolgate/core/testing';
 import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectFault, recordFigures } from '../../../../scripts/reliability/figures.ts';
@@ -16,13 +17,7 @@ import {
   verifyChain,
 } from './control-plane.ts';
 import { readMetric } from './metrics.ts';
-import {
-  type GatewayProcess,
-  killAllGateways,
-  restartGateway,
-  startGateway,
-  until,
-} from './processes.ts';
+import { type GatewayProcess, killAllGateways, restartGateway, startGateway } from './processes.ts';
 
 /**
  * SPEC §4 "gateway crash: no receipt lost, none duplicated", with a real `kill -9` of the gateway

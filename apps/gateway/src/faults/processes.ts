@@ -2,6 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { until } from '@toolgate/core/testing';
 import { findFreePort } from '@toolgate/db';
 
 /**
@@ -172,22 +173,4 @@ function exitOf(child: ChildProcess) {
     code: code as number | null,
     signal: signal as NodeJS.Signals | null,
   }));
-}
-
-/** Polls `check` until it returns true; `what` describes the condition when it never does. */
-export async function until(
-  check: () => boolean | Promise<boolean>,
-  timeoutMs = 10_000,
-  what: string | (() => string) = 'condition',
-  intervalMs = 25,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      throw new Error(
-        `not met within ${timeoutMs} ms: ${typeof what === 'function' ? what() : what}`,
-      );
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { statusOf } from '@toolgate/contract';
 import { SPOOL_FULL_CONDITION } from '@toolgate/core';
+import { until } from '@toolgate/core/testing';
 import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +21,7 @@ import {
 } from './control-plane.ts';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
 import { readMetric } from './metrics.ts';
-import { type GatewayProcess, killAllGateways, startGateway, until } from './processes.ts';
+import { type GatewayProcess, killAllGateways, startGateway } from './processes.ts';
 
 /**
  * SPEC §4 "the spool is bounded, and what happens when it is full is a setting": with the API

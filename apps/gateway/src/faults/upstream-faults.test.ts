@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
+import { until } from '@toolgate/core/testing';
 import { findFreePort } from '@toolgate/db';
 import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
 import OpenAI from 'openai';
@@ -16,7 +17,7 @@ import {
   storedReceipt,
 } from './control-plane.ts';
 import { readMetric } from './metrics.ts';
-import { type GatewayProcess, killAllGateways, startGateway, until } from './processes.ts';
+import { type GatewayProcess, killAllGateways, startGateway } from './processes.ts';
 
 /**
  * The provider misbehaving behind a real gateway process: too slow (past UPSTREAM_TIMEOUT_MS),

@@ -1,3 +1,4 @@
+import { until } from '@toolgate/core/testing';
 import OpenAI from 'openai';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,14 +19,6 @@ let gw: TestGateway;
 let sync: BundleSync;
 let agentToken: string;
 let agentTokenId: string;
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 beforeAll(async () => {
   api = await startTestApi();

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { statusOf } from '@toolgate/contract';
+import { until } from '@toolgate/core/testing';
 import { createPrismaClient, type PrismaClient } from '@toolgate/db';
 import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
 import OpenAI from 'openai';
@@ -22,7 +23,7 @@ import {
 } from '../faults/control-plane.ts';
 import { type FaultProxy, startFaultProxy } from '../faults/fault-proxy.ts';
 import { readMetric } from '../faults/metrics.ts';
-import { type GatewayProcess, killAllGateways, startGateway, until } from '../faults/processes.ts';
+import { type GatewayProcess, killAllGateways, startGateway } from '../faults/processes.ts';
 
 /**
  * SPEC §3 "secrets never enter a receipt, a log line or an error", end to end: traffic through

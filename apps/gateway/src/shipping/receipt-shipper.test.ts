@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ApiClient, createClient } from '@toolgate/contract';
 import { chainReceipt } from '@toolgate/core';
+import { until } from '@toolgate/core/testing';
 import pino from 'pino';
 import type { Counter } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -94,14 +95,6 @@ async function count<L extends string>(counter: Counter<L>, labels: Partial<Reco
     Object.entries(labels).every(([k, want]) => v.labels[k as L] === want),
   );
   return match.reduce((sum, v) => sum + v.value, 0);
-}
-
-async function until(check: () => boolean | Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 const ids = (records: SpooledReceipt[]) => records.map((r) => r.receipt.id).sort();
