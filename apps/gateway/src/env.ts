@@ -33,6 +33,15 @@ export const GatewayEnv = z.object({
    */
   SPOOL_FSYNC: z.enum(['request', 'interval']).default('request'),
   SPOOL_FSYNC_INTERVAL_MS: z.coerce.number().int().min(1).max(1000).default(10),
+  /**
+   * Free space kept on the spool's disk: below it the spool counts as full (SPOOL_FULL applies,
+   * status and metrics say why) instead of failing writes. 0 turns the check off.
+   */
+  SPOOL_MIN_FREE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(64 * 1024 * 1024),
   /** What a full spool does: refuse requests (nothing lost, the default) or count drops. */
   SPOOL_FULL: z.enum(['reject', 'drop']).default('reject'),
   /**

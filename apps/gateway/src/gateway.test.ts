@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SpoolFailedError } from './spool/errors.ts';
 import { startTestGateway, type TestGateway } from './testing/test-gateway.ts';
 
 const fn = (name: string) => ({
@@ -146,5 +147,33 @@ describe('a full spool', () => {
     expect(await (await fetch(`${gw.url}/metrics`)).text()).toMatch(
       /toolgate_gateway_spool_rejected_requests_total 1/,
     );
+  });
+});
+
+describe('a spool that stopped after an I/O error', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway({
+      recorder: {
+        full: () => false,
+        record: async () => {
+          throw new SpoolFailedError(new Error('EIO: i/o error, fdatasync'));
+        },
+      },
+    });
+    await gw.applyPolicies([]);
+  });
+  afterAll(() => gw.close());
+
+  it('answers 503 in the provider format, never a 500 and never without a receipt', async () => {
+    const response = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({
+      error: { message: expect.stringContaining('cannot record receipts') },
+    });
   });
 });

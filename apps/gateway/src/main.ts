@@ -25,6 +25,7 @@ const spool = await Spool.open<SpooledReceipt>({
   fullPolicy: env.SPOOL_FULL,
   fsync: env.SPOOL_FSYNC === 'request' ? 'batch' : 'interval',
   fsyncIntervalMs: env.SPOOL_FSYNC_INTERVAL_MS,
+  minFreeBytes: env.SPOOL_MIN_FREE_BYTES,
   log,
 });
 // Named, so a bundle built for another gateway (misrouted, or served by a man in the middle) is
@@ -52,16 +53,16 @@ const sync = new BundleSync({
   waitSeconds: env.SYNC_WAIT_SECONDS,
   spoolDepth: () => spool.stats().depth,
   spoolState: () => {
-    const { full, dropped, bytes } = spool.stats();
+    const { full, diskFull, dropped, bytes } = spool.stats();
+    const until = diskFull ? 'the disk has room' : 'receipts are shipped';
     const effect =
       env.SPOOL_FULL === 'reject'
-        ? 'agent requests are refused with 503 until receipts are shipped'
-        : `receipts are dropped until receipts are shipped (${dropped} so far)`;
-    return {
-      full,
-      dropped,
-      detail: `${bytes} of ${env.SPOOL_MAX_BYTES} bytes unshipped: ${effect}`,
-    };
+        ? `agent requests are refused with 503 until ${until}`
+        : `receipts are dropped until ${until} (${dropped} so far)`;
+    const cause = diskFull
+      ? `the spool's disk has less than ${env.SPOOL_MIN_FREE_BYTES} bytes free`
+      : `${bytes} of ${env.SPOOL_MAX_BYTES} bytes unshipped`;
+    return { full, dropped, detail: `${cause}: ${effect}` };
   },
 });
 // A full spool is reported at once (not at the next 30 s status report), and again when it

@@ -70,7 +70,11 @@ afterAll(async () => {
   await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-async function gatewayWith(name: string, policy: 'reject' | 'drop'): Promise<GatewayProcess> {
+async function gatewayWith(
+  name: string,
+  policy: 'reject' | 'drop',
+  env: Record<string, string> = {},
+): Promise<GatewayProcess> {
   const token = await registerGateway(api, name, LABELS);
   const dataDir = await mkdtemp(join(tmpdir(), `toolgate-fault-${name}-`));
   dirs.push(dataDir);
@@ -80,7 +84,7 @@ async function gatewayWith(name: string, policy: 'reject' | 'drop'): Promise<Gat
     apiToken: token,
     upstreamUrl: mock.url,
     dataDir,
-    env: { SPOOL_MAX_BYTES: String(SPOOL_MAX_BYTES), SPOOL_FULL: policy },
+    env: { SPOOL_MAX_BYTES: String(SPOOL_MAX_BYTES), SPOOL_FULL: policy, ...env },
   });
   await until(
     async () => (await syncedCondition(api, name))?.status === 'True',
@@ -209,4 +213,30 @@ describe('a full spool', () => {
     expect(await verifyChain(api, name)).toMatchObject({ valid: true, checked: kept });
     fault.survived();
   }, 90_000);
+
+  it('a disk below SPOOL_MIN_FREE_BYTES counts as full: 503, metrics and Gateway.status name the disk', async () => {
+    const name = 'edge-spoolfull-disk';
+    // More free space kept than any disk here has: the real statfs says the disk is "full".
+    const gateway = await gatewayWith(name, 'reject', {
+      SPOOL_MAX_BYTES: String(64 * 1024 * 1024),
+      SPOOL_MIN_FREE_BYTES: String(2 ** 52),
+    });
+    const fault = injectFault(SOURCE, 'spool disk full');
+    mock.requests.clear();
+    const answer = await ask(gateway, 'disk');
+    expect(answer.status).toBe(503);
+    expect(answer.message).toContain('spool is full');
+    expect(mock.requests.last(1)).toHaveLength(0); // refused before the provider was called
+    expect(await readMetric(gateway.url, 'toolgate_gateway_spool_full')).toBe(1);
+    await until(
+      async () => (await spoolCondition(name))?.status === 'True',
+      15_000,
+      'SpoolFull=True in Gateway.status',
+    );
+    expect(await spoolCondition(name)).toMatchObject({
+      reason: 'SpoolAtCapacity',
+      message: expect.stringContaining("the spool's disk has less than"),
+    });
+    fault.survived();
+  }, 60_000);
 });

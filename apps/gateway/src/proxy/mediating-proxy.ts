@@ -19,7 +19,7 @@ import type { Logger } from 'pino';
 import type { ActiveBundle, BundleStore } from '../bundle/bundle-store.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
-import { SpoolFullError } from '../spool/errors.ts';
+import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 import { providerError } from './provider-errors.ts';
 import { isToolgateToken, type Upstreams } from './upstream.ts';
 
@@ -310,6 +310,12 @@ export class MediatingProxy {
       );
       return true;
     } catch (error) {
+      if (error instanceof SpoolFailedError) {
+        // A write or fsync failed (the spool stopped): answer without a receipt? Never.
+        this.deps.log.error({ err: error, receipt: record.id }, 'receipt could not be spooled');
+        await this.refuse(reply, record.surface, 503, 'gateway cannot record receipts right now');
+        return false;
+      }
       if (!(error instanceof SpoolFullError)) throw error;
       this.deps.metrics.spoolRejected.inc();
       await this.refuse(reply, record.surface, 503, 'gateway receipt spool is full; retry later');

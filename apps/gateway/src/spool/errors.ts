@@ -4,14 +4,22 @@
  * than answered without a durable receipt.
  */
 
-/** `fullPolicy: 'reject'` and unshipped receipts already fill `maxBytes`. Retryable later. */
+/**
+ * `fullPolicy: 'reject'` and unshipped receipts already fill `maxBytes` — or the disk is below
+ * `minFreeBytes` (`disk` says so). Retryable later.
+ */
 export class SpoolFullError extends Error {
   constructor(
     /** Bytes of unacknowledged records when the append was refused. */
     readonly bytes: number,
     readonly maxBytes: number,
+    readonly disk?: string,
   ) {
-    super(`receipt spool is full (${bytes} of ${maxBytes} bytes unshipped)`);
+    super(
+      disk
+        ? `receipt spool is full: ${disk}`
+        : `receipt spool is full (${bytes} of ${maxBytes} bytes unshipped)`,
+    );
     this.name = 'SpoolFullError';
   }
 }

@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Receipt, verifyChain } from '@toolgate/core';
+import { until } from '@toolgate/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SpoolClosedError, SpoolCorruptError, SpoolFullError, SpoolLockedError } from './errors.ts';
 import { Spool, type SpoolOptions } from './spool.ts';
@@ -185,6 +186,41 @@ describe('Spool: bounded', () => {
       'r-0001',
       'r-0002',
     ]);
+  });
+});
+
+describe('Spool: disk running full', () => {
+  let free = 1e9;
+  const fakeDisk = { minFreeBytes: 1e6, freeBytes: async () => free };
+  afterEach(() => {
+    free = 1e9;
+  });
+
+  it('reject: a disk below the free-space floor refuses appends like a full spool, until it has room', async () => {
+    const spool = await openSpool(fakeDisk);
+    await appendChain(spool, 3);
+    free = 10;
+    await until(() => spool.stats().diskFull, 5000, 'disk seen as full');
+    expect(spool.atCapacity()).toBe(true);
+    expect(spool.stats().full).toBe(true);
+    const head = spool.chainHead();
+    const refused = spool.append(fakeReceipt('refused', head));
+    await expect(refused).rejects.toBeInstanceOf(SpoolFullError);
+    await expect(refused).rejects.toThrow(/10 bytes free on the spool's disk/);
+    expect(spool.chainHead()).toBe(head); // a refused receipt does not move the chain
+    free = 1e9;
+    await until(() => !spool.stats().full, 5000, 'room again');
+    await appendChain(spool, 2, 'after');
+    expect(spool.stats().depth).toBe(5);
+  });
+
+  it('drop: counts what it could not store while the disk is low', async () => {
+    const spool = await openSpool({ ...fakeDisk, fullPolicy: 'drop' });
+    free = 10;
+    await until(() => spool.stats().diskFull, 5000, 'disk seen as full');
+    expect(spool.atCapacity()).toBe(false); // nothing refused: receipts are dropped instead
+    await appendChain(spool, 4);
+    expect(spool.stats()).toMatchObject({ depth: 0, dropped: 4, full: true });
   });
 });
 

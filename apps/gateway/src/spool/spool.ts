@@ -33,6 +33,7 @@
 import { unlink } from 'node:fs/promises';
 import { setImmediate as yieldToIo } from 'node:timers/promises';
 import { writeAckState } from './ack-state.ts';
+import { DiskSpaceWatch } from './disk-space.ts';
 import { fsyncDir, mkdirDurable } from './durable-fs.ts';
 import { SpoolClosedError, SpoolCorruptError, SpoolFailedError, SpoolFullError } from './errors.ts';
 import { acquireLock, type SpoolLock } from './lock-file.ts';
@@ -77,6 +78,13 @@ export interface SpoolOptions {
   fsync?: SpoolFsyncMode;
   /** With `fsync: 'interval'`: the longest a written record waits for its fsync. Default 10. */
   fsyncIntervalMs?: number;
+  /**
+   * The disk counts as full (like the spool at `maxBytes`: `fullPolicy` applies) while its
+   * file system has fewer free bytes than this. Default 0: not watched.
+   */
+  minFreeBytes?: number;
+  /** Free bytes of the spool's file system (tests inject a fake disk); default `statfs`. */
+  freeBytes?: (dir: string) => Promise<number>;
   /** A segment is closed and a new one started past this size. Default 8 MiB. */
   segmentBytes?: number;
   log?: SpoolLogger;
@@ -111,6 +119,8 @@ export interface SpoolStats {
    * or the unacknowledged bytes reach `maxBytes`.
    */
   full: boolean;
+  /** The file system has fewer free bytes than `minFreeBytes` (part of `full`). */
+  diskFull: boolean;
 }
 
 const DEFAULT_SEGMENT_BYTES = 8 * 1024 * 1024;
@@ -131,6 +141,7 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
   /** Highest seq written to its segment file (= `durableSeq` except in `'interval'` mode). */
   private writtenSeq: number;
   private syncTimer: NodeJS.Timeout | undefined;
+  private disk: DiskSpaceWatch | undefined;
   private readonly segmentBytes: number;
   private readonly log: SpoolLogger;
   private readonly now: () => number;
@@ -196,7 +207,9 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
     const lock = await acquireLock(dir);
     try {
       const { segments, ackedThrough, recovery } = await recover(dir, log, options.now ?? Date.now);
-      return new Spool<T>(dir, maxBytes, options, segments, ackedThrough, lock, recovery);
+      const spool = new Spool<T>(dir, maxBytes, options, segments, ackedThrough, lock, recovery);
+      await spool.watchDisk(options);
+      return spool;
     } catch (error) {
       await lock.release();
       throw error;
@@ -232,22 +245,28 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
       throw new RangeError(`receipt of ${payload.length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
     }
     const size = RECORD_HEADER_BYTES + payload.length;
-    if (this.unackedBytes + size > this.maxBytes) {
+    const diskFull = this.disk?.low ?? false;
+    if (this.unackedBytes + size > this.maxBytes || diskFull) {
+      const why = diskFull ? this.diskDetail() : undefined;
       if (!this.full) {
         this.full = true;
+        const until = diskFull ? 'the disk has room' : 'receipts are shipped';
         this.log.warn(
           {
             dir: this.dir,
             bytes: this.unackedBytes,
             maxBytes: this.maxBytes,
             policy: this.fullPolicy,
+            ...(why ? { disk: why } : {}),
           },
           this.fullPolicy === 'reject'
-            ? 'receipt spool full: refusing requests until receipts are shipped'
-            : 'receipt spool full: dropping receipts until receipts are shipped',
+            ? `receipt spool full: refusing requests until ${until}`
+            : `receipt spool full: dropping receipts until ${until}`,
         );
       }
-      if (this.fullPolicy === 'reject') throw new SpoolFullError(this.unackedBytes, this.maxBytes);
+      if (this.fullPolicy === 'reject') {
+        throw new SpoolFullError(this.unackedBytes, this.maxBytes, why);
+      }
       this.dropped++;
       return;
     }
@@ -320,13 +339,7 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
       await writeAckState(this.dir, { ackedThrough: seq });
       this.unackedBytes -= this.bytesBetween(this.ackedThrough + 1, seq);
       this.ackedThrough = seq;
-      if (this.full) {
-        this.full = false;
-        this.log.info(
-          { dir: this.dir, bytes: this.unackedBytes, dropped: this.dropped },
-          'receipt spool has room again',
-        );
-      }
+      this.roomAgain();
       await this.compact();
     });
   }
@@ -336,7 +349,10 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
    * work whose receipt would then be refused (the gateway asks before calling the provider).
    */
   atCapacity(): boolean {
-    return this.fullPolicy === 'reject' && this.unackedBytes >= this.maxBytes;
+    return (
+      this.fullPolicy === 'reject' &&
+      (this.unackedBytes >= this.maxBytes || (this.disk?.low ?? false))
+    );
   }
 
   stats(): SpoolStats {
@@ -347,7 +363,8 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
       segments: this.segments.length,
       oldestAgeMs: this.oldestAgeMs(),
       fsyncs: this.fsyncs,
-      full: this.full || this.unackedBytes >= this.maxBytes,
+      full: this.full || this.unackedBytes >= this.maxBytes || (this.disk?.low ?? false),
+      diskFull: this.disk?.low ?? false,
     };
   }
 
@@ -357,6 +374,7 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
     this.closed = true;
     try {
       while (this.flushing) await this.flushDone;
+      this.disk?.stop();
       clearTimeout(this.syncTimer);
       await this.syncWritten();
       await this.control(async () => {
@@ -365,6 +383,32 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
     } finally {
       await this.lock.release();
     }
+  }
+
+  /** Clears the full state (logged once) when neither the bound nor the disk holds it. */
+  private roomAgain(): void {
+    if (!this.full || this.unackedBytes >= this.maxBytes || this.disk?.low) return;
+    this.full = false;
+    this.log.info(
+      { dir: this.dir, bytes: this.unackedBytes, dropped: this.dropped },
+      'receipt spool has room again',
+    );
+  }
+
+  private async watchDisk(options: SpoolOptions): Promise<void> {
+    if (!options.minFreeBytes) return;
+    this.disk = new DiskSpaceWatch(this.dir, options.minFreeBytes, {
+      ...(options.freeBytes ? { freeBytes: options.freeBytes } : {}),
+      onChange: (low) => {
+        if (!low) this.roomAgain();
+      },
+    });
+    await this.disk.start();
+  }
+
+  private diskDetail(): string {
+    const free = this.disk?.freeBytes ?? 0;
+    return `${free} bytes free on the spool's disk, below the ${this.disk?.minFreeBytes} kept free`;
   }
 
   private get active(): Segment {

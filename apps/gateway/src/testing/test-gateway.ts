@@ -15,7 +15,7 @@ import { BundleStore } from '../bundle/bundle-store.ts';
 import { createGateway } from '../create-gateway.ts';
 import { createMetrics, type GatewayMetrics } from '../metrics.ts';
 import { Upstreams } from '../proxy/upstream.ts';
-import { ReceiptRecorder } from '../receipts/receipt-recorder.ts';
+import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import type { SpooledReceipt } from '../receipts/spooled-receipt.ts';
 import { Spool } from '../spool/spool.ts';
 
@@ -69,6 +69,8 @@ export async function startTestGateway(
     openaiApiKey?: string;
     /** Largest agent request (BODY_LIMIT); 16 MiB by default. */
     bodyLimit?: number;
+    /** Where receipts go instead of the spool's recorder (a sink that fails, for fault tests). */
+    recorder?: ReceiptSink;
   } = {},
 ): Promise<TestGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-gateway-'));
@@ -93,7 +95,7 @@ export async function startTestGateway(
     gateway: 'test-gw',
     bundles,
     upstreams,
-    recorder: new ReceiptRecorder(spool),
+    recorder: options.recorder ?? new ReceiptRecorder(spool),
     metrics,
     log,
     bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
