@@ -82,7 +82,7 @@ async function gatewayStatus(): Promise<GatewayStatus | undefined> {
   const gateway = await stack.operator.call('gateways.get', {
     params: { name: STACK_GATEWAY.name },
   });
-  return gateway.status as GatewayStatus | undefined;
+  return gateway.status;
 }
 
 /** Waits until the running gateway reports a bundle other than `previous`, Synced. */

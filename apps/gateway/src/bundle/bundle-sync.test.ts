@@ -84,7 +84,7 @@ function nextApplied(): { options: Partial<BundleSyncOptions>; applied: Promise<
 
 async function gatewayStatus(): Promise<GatewayStatus | undefined> {
   const gateway = await api.operator.call('gateways.get', { params: { name: GATEWAY } });
-  return gateway.status as GatewayStatus | undefined;
+  return gateway.status;
 }
 
 /** The API's bundle for this gateway as raw JSON, and its ETag. */

@@ -64,7 +64,7 @@ export async function storedReceipt(api: TestApi, id: string) {
 
 export async function gatewayStatus(api: TestApi, name: string): Promise<GatewayStatus> {
   const gateway = await api.operator.call('gateways.get', { params: { name } });
-  return (gateway.status ?? {}) as GatewayStatus;
+  return gateway.status ?? { conditions: [] }; // not reported yet
 }
 
 /** The `Synced` condition the gateway last reported (undefined before its first report). */

@@ -110,8 +110,25 @@ export const WatchEvent = z.object({
 });
 export type WatchEvent = z.infer<typeof WatchEvent>;
 
-function resourceRoutes<K extends ResourceKind>(kind: K) {
-  const def = RESOURCE_KINDS[kind];
+/**
+ * The routes of one kind. `def` is passed (not looked up by `kind`) so each kind's routes are
+ * typed with its own schemas rather than the union of every kind's.
+ */
+function resourceRoutes<
+  K extends ResourceKind,
+  Stored extends z.ZodType,
+  Input extends z.ZodType,
+  Status extends z.ZodType,
+>(
+  kind: K,
+  def: {
+    plural: string;
+    readers: ReadonlyArray<Role>;
+    stored: Stored;
+    input: Input;
+    status: Status;
+  },
+) {
   const collection = `${API_PREFIX}/${def.plural}`;
   const item = `${collection}/{name}`;
   const readers: Access = {
@@ -194,9 +211,9 @@ function resourceRoutes<K extends ResourceKind>(kind: K) {
 }
 
 export const resourceRouteTable = {
-  mediationPolicies: resourceRoutes('MediationPolicy'),
-  identities: resourceRoutes('Identity'),
-  capabilityContracts: resourceRoutes('CapabilityContract'),
-  providerProfiles: resourceRoutes('ProviderProfile'),
-  gateways: resourceRoutes('Gateway'),
+  mediationPolicies: resourceRoutes('MediationPolicy', RESOURCE_KINDS.MediationPolicy),
+  identities: resourceRoutes('Identity', RESOURCE_KINDS.Identity),
+  capabilityContracts: resourceRoutes('CapabilityContract', RESOURCE_KINDS.CapabilityContract),
+  providerProfiles: resourceRoutes('ProviderProfile', RESOURCE_KINDS.ProviderProfile),
+  gateways: resourceRoutes('Gateway', RESOURCE_KINDS.Gateway),
 };

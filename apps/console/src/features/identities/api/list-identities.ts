@@ -1,6 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { ApiClient } from '@toolgate/contract';
-import type { Identity } from '@toolgate/core';
 import { useApiClient } from '../../../shared/api/api-client.tsx';
 import { identityKeys } from './keys.ts';
 
@@ -9,8 +8,7 @@ export async function fetchIdentities(client: ApiClient, signal?: AbortSignal) {
     query: { limit: 1000 },
     ...(signal ? { signal } : {}),
   });
-  // The contract types resource responses as the union of every kind; this route answers one.
-  return list.items as Identity[];
+  return list.items;
 }
 
 export function identitiesQueryOptions(client: ApiClient) {

@@ -14,8 +14,7 @@ export function applyPolicy(
   const stored = existing
     ? client.call('mediationPolicies.replace', { params: { name: existing }, body })
     : client.call('mediationPolicies.create', { body });
-  // The contract types resource responses as the union of every kind; this route answers one.
-  return stored as Promise<MediationPolicy>;
+  return stored;
 }
 
 export function useApplyPolicy(existing: string | undefined) {

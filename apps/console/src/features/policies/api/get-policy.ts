@@ -1,6 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { ApiClient } from '@toolgate/contract';
-import type { MediationPolicy } from '@toolgate/core';
 import { useApiClient } from '../../../shared/api/api-client.tsx';
 import { policyKeys } from './keys.ts';
 
@@ -9,8 +8,7 @@ export async function fetchPolicy(client: ApiClient, name: string, signal?: Abor
     params: { name },
     ...(signal ? { signal } : {}),
   });
-  // The contract types resource responses as the union of every kind; this route answers one.
-  return policy as MediationPolicy;
+  return policy;
 }
 
 export function policyQueryOptions(client: ApiClient, name: string) {
