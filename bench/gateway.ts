@@ -1,9 +1,10 @@
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { cpus, tmpdir } from 'node:os';
+import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mediateRequest } from '@toolgate/core';
+import { findFreePort, postgresScratchDir } from '@toolgate/db';
 import { Client } from 'undici';
 import { fiftyToolRequest, tenRuleBundle } from './core-mediation.ts';
 import { fdatasyncFloor } from './gateway/fsync-floor.ts';
@@ -24,8 +25,8 @@ import {
   type ThroughputResult,
   type TtftResult,
 } from './gateway/phases.ts';
-import { freePort, Processes } from './gateway/processes.ts';
-import { startToolgate, type ToolgateStack } from './gateway/toolgate-stack.ts';
+import { Processes } from './gateway/processes.ts';
+import { startMockProvider, startToolgate, type ToolgateStack } from './gateway/toolgate-stack.ts';
 import type { BenchResult } from './measure.ts';
 
 const LATENCY_ROUNDS = 5;
@@ -60,23 +61,13 @@ const AGENT_KEY = 'sk-FAKE-toolgate-bench';
 export async function runGatewayBench(): Promise<BenchResult> {
   const progress = (line: string) => process.stdout.write(`  … ${line}\n`);
   const processes = new Processes();
-  const dataDir = await mkdtemp(join(tmpdir(), 'toolgate-bench-gateway-'));
-  // As root, the API's embedded PostgreSQL runs as `postgres`, which must get through mkdtemp's 0700.
-  await chmod(dataDir, 0o755);
+  const dataDir = await postgresScratchDir('toolgate-bench-gateway-');
   try {
     progress('starting the mock provider (own process)');
-    const mockPort = await freePort();
-    const mockUrl = `http://127.0.0.1:${mockPort}`;
-    const mock = await processes.start({
-      name: 'mock',
-      command: process.execPath,
-      args: ['--import', 'tsx', 'apps/mock-provider/src/main.ts'],
-      env: { HOST: '127.0.0.1', PORT: String(mockPort), LOG_LEVEL: 'warn' },
-      readyUrl: `${mockUrl}/healthz`,
-    });
+    const { url: mockUrl, mock } = await startMockProvider(processes);
 
     progress('starting the bare undici pass-through proxy');
-    const barePort = await freePort();
+    const barePort = await findFreePort();
     const bare = await processes.start({
       name: 'bare proxy',
       command: process.execPath,
@@ -90,7 +81,7 @@ export async function runGatewayBench(): Promise<BenchResult> {
     );
     const portkeyVersion = JSON.parse(await readFile(portkeyPackage, 'utf8')).version as string;
     progress(`starting Portkey's gateway ${portkeyVersion}`);
-    const portkeyPort = await freePort();
+    const portkeyPort = await findFreePort();
     const portkey = await processes.start({
       name: 'portkey',
       command: process.execPath,

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { createClient } from '@toolgate/contract';
 import { API_VERSION } from '@toolgate/core';
+import { findFreePort } from '@toolgate/db';
 import { TEN_RULES } from '../core-mediation.ts';
-import { freePort, type Processes, type Started } from './processes.ts';
+import type { Processes, Started } from './processes.ts';
 
 const GATEWAY = 'bench-gateway';
 
@@ -15,6 +16,22 @@ export interface ToolgateStack {
   /** The first operator's token, as the API printed it. */
   operatorToken: string;
   variant(name: string, env: Record<string, string>): Promise<{ url: string; gateway: Started }>;
+}
+
+/** The mock provider (`apps/mock-provider`) as its own process: the upstream every target uses. */
+export async function startMockProvider(
+  processes: Processes,
+): Promise<{ url: string; mock: Started }> {
+  const port = await findFreePort();
+  const url = `http://127.0.0.1:${port}`;
+  const mock = await processes.start({
+    name: 'mock',
+    command: process.execPath,
+    args: ['--import', 'tsx', 'apps/mock-provider/src/main.ts'],
+    env: { HOST: '127.0.0.1', PORT: String(port), LOG_LEVEL: 'warn' },
+    readyUrl: `${url}/healthz`,
+  });
+  return { url, mock };
 }
 
 /**
@@ -39,7 +56,7 @@ export async function startToolgate(
 ): Promise<ToolgateStack> {
   const { progress } = options;
   progress('starting the Toolgate API (embedded PostgreSQL)');
-  const apiPort = await freePort();
+  const apiPort = await findFreePort();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const api = await processes.start({
     name: 'api',
@@ -112,7 +129,7 @@ async function startGateway(
   stack: { processes: Processes; apiUrl: string; token: string; mockUrl: string },
   options: { name?: string; dataDir: string; env?: Record<string, string>; nodeArgs?: string[] },
 ): Promise<{ url: string; gateway: Started }> {
-  const port = await freePort();
+  const port = await findFreePort();
   const url = `http://127.0.0.1:${port}`;
   const gateway = await stack.processes.start({
     name: options.name ?? 'gateway',

@@ -1,13 +1,12 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from '@toolgate/contract';
+import { postgresScratchDir } from '@toolgate/db';
 import { Pool } from 'undici';
 import { fiftyToolRequest } from '../core-mediation.ts';
-import { freePort, Processes, type Started } from '../gateway/processes.ts';
-import { startToolgate } from '../gateway/toolgate-stack.ts';
+import { Processes, type Started } from '../gateway/processes.ts';
+import { startMockProvider, startToolgate } from '../gateway/toolgate-stack.ts';
 
 /**
  * The soak: the whole stack as processes — the mock provider, the API (its own embedded
@@ -137,20 +136,10 @@ async function metric(gatewayUrl: string, name: string): Promise<number> {
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const progress = options.progress ?? (() => {});
   const processes = new Processes();
-  const dataDir = await mkdtemp(join(tmpdir(), 'toolgate-soak-'));
-  // As root, the API's embedded PostgreSQL runs as `postgres`, which must get through mkdtemp's 0700.
-  await chmod(dataDir, 0o755);
+  const dataDir = await postgresScratchDir('toolgate-soak-');
   try {
     progress('starting the mock provider');
-    const mockPort = await freePort();
-    const mockUrl = `http://127.0.0.1:${mockPort}`;
-    const mock = await processes.start({
-      name: 'mock',
-      command: process.execPath,
-      args: ['--import', 'tsx', 'apps/mock-provider/src/main.ts'],
-      env: { HOST: '127.0.0.1', PORT: String(mockPort), LOG_LEVEL: 'warn' },
-      readyUrl: `${mockUrl}/healthz`,
-    });
+    const { url: mockUrl, mock } = await startMockProvider(processes);
     const stack = await startToolgate(processes, {
       mockUrl,
       dataDir,

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GatewayStatus } from '@toolgate/core';
 import { until } from '@toolgate/core/testing';
+import { findFreePort, postgresScratchDir } from '@toolgate/db';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, REPO_ROOT } from '../../bench/gateway/processes.ts';
+import { REPO_ROOT } from '../../bench/gateway/processes.ts';
 import { type DemoStep, runDemoAgent } from '../../scripts/stack/demo-agent.ts';
 import {
   STACK_GATEWAY,
@@ -98,14 +98,12 @@ async function nextSyncedBundle(previous: string | undefined): Promise<string> {
 }
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'toolgate-e2e-stack-'));
-  // As root, the embedded PostgreSQL runs as `postgres`, which must get through mkdtemp's 0700.
-  await chmod(dataDir, 0o755);
+  dataDir = await postgresScratchDir('toolgate-e2e-stack-');
   const [api, gateway, consolePort, mock] = await Promise.all([
-    freePort(),
-    freePort(),
-    freePort(),
-    freePort(),
+    findFreePort(),
+    findFreePort(),
+    findFreePort(),
+    findFreePort(),
   ]);
   stackOptions = {
     dataDir,

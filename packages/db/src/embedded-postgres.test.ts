@@ -1,10 +1,10 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import {
   type EmbeddedPostgresHandle,
+  postgresScratchDir,
   resolveDatabaseUrl,
   startEmbeddedPostgres,
 } from './embedded-postgres.ts';
@@ -15,8 +15,7 @@ afterAll(async () => {
 });
 
 async function scratchDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'toolgate-embedded-'));
-  await chmod(dir, 0o755);
+  const dir = await postgresScratchDir('toolgate-embedded-');
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }

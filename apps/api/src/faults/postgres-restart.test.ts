@@ -1,10 +1,13 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiClient } from '@toolgate/contract';
 import type { Receipt } from '@toolgate/core';
 import { until } from '@toolgate/core/testing';
-import { type EmbeddedPostgresHandle, startEmbeddedPostgres } from '@toolgate/db';
+import {
+  type EmbeddedPostgresHandle,
+  postgresScratchDir,
+  startEmbeddedPostgres,
+} from '@toolgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectFault, recordFigures } from '../../../../scripts/reliability/figures.ts';
 import { chainOf, fixtureReceiptBody } from '../receipts/receipt-fixtures.ts';
@@ -43,9 +46,7 @@ async function startPostgres(port?: number): Promise<EmbeddedPostgresHandle> {
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'toolgate-pg-restart-'));
-  // As root the cluster runs as `postgres`, which must get through mkdtemp's 0700.
-  await chmod(dir, 0o755);
+  dir = await postgresScratchDir('toolgate-pg-restart-');
   postgres = await startPostgres();
   api = await startTestApi({}, { adminUrl: postgres.adminUrl });
   for (const name of GATEWAYS) {

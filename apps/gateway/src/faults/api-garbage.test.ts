@@ -15,6 +15,7 @@ import {
   providerToolNames,
   registerGateway,
   syncedCondition,
+  untilSynced,
 } from './control-plane.ts';
 import { type Fault, type FaultProxy, type SeenRequest, startFaultProxy } from './fault-proxy.ts';
 import { readMetric } from './metrics.ts';
@@ -202,11 +203,7 @@ const CASES: Case[] = [
 
 describe('an API that answers bundle polls with garbage', () => {
   it('NACKs each, keeps enforcing the last good policy, and heals when the API is sane again', async () => {
-    await until(
-      async () => (await syncedCondition(api, GATEWAY))?.status === 'True',
-      15_000,
-      'Synced=True',
-    );
+    await untilSynced(api, GATEWAY, 15_000);
     const good = (await gatewayStatus(api, GATEWAY)).appliedBundleETag;
     expect(good).toMatch(/^sha256:/);
     expect(await providerSees(['search_code', 'delete_repo', 'read_file'])).toEqual([
@@ -239,11 +236,7 @@ describe('an API that answers bundle polls with garbage', () => {
 
       // The API is sane again: the gateway confirms the good bundle, Synced=True.
       proxy.fault = () => undefined;
-      await until(
-        async () => (await syncedCondition(api, GATEWAY))?.status === 'True',
-        40_000,
-        () => `${what}: Synced=True again`,
-      );
+      await untilSynced(api, GATEWAY, 40_000, () => `${what}: Synced=True again`);
       expect((await gatewayStatus(api, GATEWAY)).appliedBundleETag, what).toBe(good);
       injected.survived();
     }

@@ -16,7 +16,7 @@ import {
   providerToolNames,
   registerGateway,
   storedReceiptIds,
-  syncedCondition,
+  untilSynced,
   verifyChain,
 } from './control-plane.ts';
 import { readMetric } from './metrics.ts';
@@ -105,11 +105,7 @@ const SOURCE = 'apps/gateway/src/faults/api-outage.test.ts';
 
 describe('API outage', () => {
   it('keeps enforcing and spooling while the API is down, across a restart; ships exactly once after', async () => {
-    await until(
-      async () => (await syncedCondition(api, GATEWAY))?.status === 'True',
-      10_000,
-      'Synced=True',
-    );
+    await untilSynced(api, GATEWAY, 10_000);
     // Warm-up with the API up: shipped at once, so the chain at the API is not empty.
     const clientIds = await sendRequests(5, 'warmup');
     await until(async () => (await spoolDepth()) === 0, 10_000, 'warm-up receipts shipped');
@@ -162,11 +158,7 @@ describe('API outage', () => {
     expect([...stored].sort()).toEqual([...clientIds].sort()); // none missing, none extra
     expect(await verifyChain(api, GATEWAY)).toMatchObject({ valid: true, checked: 85 });
     // The sync loop reconnects too.
-    await until(
-      async () => (await syncedCondition(api, GATEWAY))?.status === 'True',
-      15_000,
-      'Synced=True after the outage',
-    );
+    await untilSynced(api, GATEWAY, 15_000, 'Synced=True after the outage');
     fault.survived();
     recordFigures({ source: SOURCE, receipts: { sent: clientIds.length, stored: stored.length } });
     console.info(

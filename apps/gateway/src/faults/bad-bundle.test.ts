@@ -16,6 +16,7 @@ import {
   providerToolNames,
   registerGateway,
   syncedCondition,
+  untilSynced,
 } from './control-plane.ts';
 import { readMetric } from './metrics.ts';
 import { type GatewayProcess, killAllGateways, restartGateway, startGateway } from './processes.ts';
@@ -80,11 +81,7 @@ const SOURCE = 'apps/gateway/src/faults/bad-bundle.test.ts';
 
 describe('a bad bundle from the API', () => {
   it('is NACKed in Gateway.status, the old policy stays in force, a fix through the API heals it', async () => {
-    await until(
-      async () => (await syncedCondition(api, GATEWAY))?.status === 'True',
-      10_000,
-      'Synced=True',
-    );
+    await untilSynced(api, GATEWAY, 10_000);
     const good = (await gatewayStatus(api, GATEWAY)).appliedBundleETag;
     expect(good).toMatch(/^sha256:/);
     expect(await providerSees(['search_code', 'delete_repo'])).toEqual(['search_code']);
@@ -162,11 +159,7 @@ describe('a bad bundle from the API', () => {
         hideRule('hide-drops', 'drop_table'),
       ]),
     });
-    await until(
-      async () => (await syncedCondition(api, GATEWAY))?.status === 'True',
-      10_000,
-      'Synced=True after the fix',
-    );
+    await untilSynced(api, GATEWAY, 10_000, 'Synced=True after the fix');
     const healed = await gatewayStatus(api, GATEWAY);
     expect(healed.conditions?.find((c) => c.type === 'Synced')).toMatchObject({
       status: 'True',

@@ -1,4 +1,5 @@
 import type { GatewayStatus } from '@toolgate/core';
+import { until } from '@toolgate/core/testing';
 import type { TestApi } from '../../../api/src/testing/test-api.ts';
 
 /**
@@ -71,6 +72,16 @@ export async function gatewayStatus(api: TestApi, name: string): Promise<Gateway
 export async function syncedCondition(api: TestApi, name: string) {
   const status = await gatewayStatus(api, name);
   return status.conditions?.find((condition) => condition.type === 'Synced');
+}
+
+/** Waits until the gateway reports `Synced=True` in its status. */
+export function untilSynced(
+  api: TestApi,
+  name: string,
+  timeoutMs: number,
+  what: string | (() => string) = 'Synced=True',
+): Promise<void> {
+  return until(async () => (await syncedCondition(api, name))?.status === 'True', timeoutMs, what);
 }
 
 /** OpenAI function tools with a small schema each. */

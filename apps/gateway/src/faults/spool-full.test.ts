@@ -16,7 +16,7 @@ import {
   policyObject,
   registerGateway,
   storedReceiptIds,
-  syncedCondition,
+  untilSynced,
   verifyChain,
 } from './control-plane.ts';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.ts';
@@ -86,11 +86,7 @@ async function gatewayWith(
     dataDir,
     env: { SPOOL_MAX_BYTES: String(SPOOL_MAX_BYTES), SPOOL_FULL: policy, ...env },
   });
-  await until(
-    async () => (await syncedCondition(api, name))?.status === 'True',
-    15_000,
-    `${name} Synced=True`,
-  );
+  await untilSynced(api, name, 15_000, `${name} Synced=True`);
   return gateway;
 }
 

@@ -21,7 +21,7 @@ import type { GatewayMetrics } from '../metrics.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 import { providerError } from './provider-errors.ts';
-import { isToolgateToken, type Upstreams } from './upstream.ts';
+import { toolgateTokenIn, type Upstreams } from './upstream.ts';
 
 /** Response headers from the provider worth passing on (ids, rate limits, retry hints). */
 const PASSED_HEADERS = /^(x-request-id|request-id|openai-|anthropic-|x-ratelimit-|retry-after)/;
@@ -392,9 +392,8 @@ function toolgateToken(headers: FastifyRequest['headers']): string | undefined {
   const explicit = headers['x-toolgate-token'];
   if (typeof explicit === 'string' && explicit.length > 0) return explicit;
   for (const value of [headers.authorization, headers['x-api-key']]) {
-    if (typeof value !== 'string') continue;
-    const key = value.replace(/^Bearer\s+/i, '');
-    if (isToolgateToken(key)) return key;
+    const token = typeof value === 'string' ? toolgateTokenIn(value) : undefined;
+    if (token) return token;
   }
   return undefined;
 }

@@ -21,9 +21,13 @@ const FORWARDED: Record<Surface, ReadonlyArray<string>> = {
   'anthropic-messages': ['anthropic-version', 'anthropic-beta', 'accept', 'user-agent'],
 };
 
-/** A Toolgate API token (`tg_` + 43 base64url characters): proves identity, never goes upstream. */
-export function isToolgateToken(value: string): boolean {
-  return /^tg_[A-Za-z0-9_-]{43}$/.test(value);
+/**
+ * The Toolgate API token (`tg_` + 43 base64url characters) in a key header's value (`Bearer …`
+ * or bare), if that is what it holds: it proves identity and never goes upstream.
+ */
+export function toolgateTokenIn(value: string): string | undefined {
+  const key = value.replace(/^Bearer\s+/i, '');
+  return /^tg_[A-Za-z0-9_-]{43}$/.test(key) ? key : undefined;
 }
 
 export interface UpstreamResponse {
@@ -93,7 +97,7 @@ export class Upstreams {
     const agent = (name: string) => {
       const value = incoming[name];
       if (typeof value !== 'string') return undefined;
-      return isToolgateToken(value.replace(/^Bearer\s+/i, '')) ? undefined : value;
+      return toolgateTokenIn(value) ? undefined : value;
     };
     if (surface === 'openai-chat') {
       if (this.config.openaiApiKey) return { authorization: `Bearer ${this.config.openaiApiKey}` };

@@ -19,7 +19,7 @@ import {
   registerGateway,
   storedReceipt,
   storedReceiptIds,
-  syncedCondition,
+  untilSynced,
 } from '../faults/control-plane.ts';
 import { type FaultProxy, startFaultProxy } from '../faults/fault-proxy.ts';
 import { readMetric } from '../faults/metrics.ts';
@@ -124,11 +124,7 @@ beforeAll(async () => {
       ANTHROPIC_API_KEY: SECRETS.gatewayAnthropicKey,
     },
   });
-  await until(
-    async () => (await syncedCondition(api, GATEWAY))?.status === 'True',
-    15_000,
-    'Synced=True',
-  );
+  await untilSynced(api, GATEWAY, 15_000);
 });
 
 afterAll(async () => {

@@ -245,7 +245,7 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
       throw new RangeError(`receipt of ${payload.length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
     }
     const size = RECORD_HEADER_BYTES + payload.length;
-    const diskFull = this.disk?.low ?? false;
+    const diskFull = this.diskLow;
     if (this.unackedBytes + size > this.maxBytes || diskFull) {
       const why = diskFull ? this.diskDetail() : undefined;
       if (!this.full) {
@@ -349,10 +349,7 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
    * work whose receipt would then be refused (the gateway asks before calling the provider).
    */
   atCapacity(): boolean {
-    return (
-      this.fullPolicy === 'reject' &&
-      (this.unackedBytes >= this.maxBytes || (this.disk?.low ?? false))
-    );
+    return this.fullPolicy === 'reject' && (this.unackedBytes >= this.maxBytes || this.diskLow);
   }
 
   stats(): SpoolStats {
@@ -363,8 +360,8 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
       segments: this.segments.length,
       oldestAgeMs: this.oldestAgeMs(),
       fsyncs: this.fsyncs,
-      full: this.full || this.unackedBytes >= this.maxBytes || (this.disk?.low ?? false),
-      diskFull: this.disk?.low ?? false,
+      full: this.full || this.unackedBytes >= this.maxBytes || this.diskLow,
+      diskFull: this.diskLow,
     };
   }
 
@@ -387,7 +384,7 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
 
   /** Clears the full state (logged once) when neither the bound nor the disk holds it. */
   private roomAgain(): void {
-    if (!this.full || this.unackedBytes >= this.maxBytes || this.disk?.low) return;
+    if (!this.full || this.unackedBytes >= this.maxBytes || this.diskLow) return;
     this.full = false;
     this.log.info(
       { dir: this.dir, bytes: this.unackedBytes, dropped: this.dropped },
@@ -409,6 +406,11 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
   private diskDetail(): string {
     const free = this.disk?.freeBytes ?? 0;
     return `${free} bytes free on the spool's disk, below the ${this.disk?.minFreeBytes} kept free`;
+  }
+
+  /** The disk is below `minFreeBytes` (never, when it is not watched). */
+  private get diskLow(): boolean {
+    return this.disk?.low ?? false;
   }
 
   private get active(): Segment {
