@@ -96,7 +96,7 @@ export async function runGatewayBench(): Promise<BenchResult> {
     let toolgate: ToolgateStack | undefined;
     let toolgateError: string | undefined;
     try {
-      toolgate = await startToolgate(processes, { mockUrl, dataDir, progress });
+      toolgate = await startToolgate(processes, { mockUrl, dataDir, progress, apiNiceness: 19 });
     } catch (error) {
       toolgateError = (error as Error).message;
       process.stdout.write(`  toolgate: gateway not runnable: ${toolgateError}\n`);

@@ -23,5 +23,7 @@ for (const bench of benches) {
   process.stdout.write(`${result.name}\n${result.lines.map((l) => `  ${l}`).join('\n')}\n`);
   if (!result.passed) failed++;
 }
-process.stdout.write(`\n${failed === 0 ? 'all targets met' : `${failed} target(s) missed`}\n`);
+process.stdout.write(
+  `\n${failed === 0 ? 'all targets met' : `${failed} benchmark(s) with a missed target`}\n`,
+);
 if (process.env.BENCH_STRICT === '1' && failed > 0) process.exitCode = 1;

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -24,6 +25,11 @@ export interface StartOptions {
   timeoutMs?: number;
   /** Called with each line the process prints (stdout and stderr), e.g. to stream its log. */
   onLine?: (line: string) => void;
+  /**
+   * CPU niceness (0–19) set right after the spawn, before the process has loaded anything, so
+   * what it spawns later (the API's PostgreSQL) inherits it.
+   */
+  niceness?: number;
 }
 
 export interface Started {
@@ -69,6 +75,9 @@ export class Processes {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    if (options.niceness !== undefined && child.pid !== undefined) {
+      setPriority(child.pid, options.niceness);
+    }
     const lines: string[] = [];
     const collect = (line: string) => {
       lines.push(line);

@@ -52,6 +52,12 @@ export async function startToolgate(
     gatewayNodeArgs?: string[];
     /** Extra API environment (e.g. DATABASE_URL instead of the embedded PostgreSQL). */
     apiEnv?: Record<string, string>;
+    /**
+     * CPU niceness of the API and its PostgreSQL. The bench runs them at 19: in a deployment
+     * they are on other machines, and here they would otherwise take CPU from the processes
+     * being measured while they ingest receipts.
+     */
+    apiNiceness?: number;
   },
 ): Promise<ToolgateStack> {
   const { progress } = options;
@@ -71,6 +77,7 @@ export async function startToolgate(
     },
     readyUrl: `${apiUrl}/readyz`,
     timeoutMs: 90_000,
+    ...(options.apiNiceness !== undefined ? { niceness: options.apiNiceness } : {}),
   });
   const operatorToken = /\b(tg_[A-Za-z0-9_-]+)/.exec(api.output())?.[1];
   if (!operatorToken) throw new Error('the API printed no operator token');

@@ -9,9 +9,11 @@ import {
   type MediationResult,
   mediateRequest,
   type ReceiptIdentity,
+  RequestParser,
   type ResponseEvidence,
   type Surface,
   scrubSecrets,
+  stringifyJsonObject,
   ValidationError,
 } from '@toolgate/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -66,6 +68,8 @@ class IdentityRejected extends Error {}
  */
 export class MediatingProxy {
   private readonly now: () => number;
+  /** Parses requests, reusing the work for tool lists seen before (agents resend them). */
+  private readonly parser = new RequestParser();
 
   constructor(private readonly deps: ProxyDependencies) {
     this.now = deps.now ?? Date.now;
@@ -85,7 +89,7 @@ export class MediatingProxy {
     const raw = typeof request.body === 'string' ? request.body : '';
     let body: unknown;
     try {
-      body = JSON.parse(raw);
+      body = this.parser.parse(raw);
     } catch (error) {
       return this.refuse(reply, surface, 400, `malformed JSON body: ${(error as Error).message}`);
     }
@@ -122,7 +126,7 @@ export class MediatingProxy {
 
     let outgoing: string;
     try {
-      outgoing = mediation.changed ? JSON.stringify(mediation.body) : raw;
+      outgoing = mediation.changed ? stringifyJsonObject(mediation.body) : raw;
     } catch (error) {
       if (isTooDeep(error)) return this.refuse(reply, surface, 400, TOO_DEEP);
       throw error;

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../errors.ts';
 import { canonicalize } from '../json/canonical-json.ts';
+import { deepFreeze } from '../json/deep-freeze.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json/json-value.ts';
 import { shuffledCopy } from '../json/shuffled-copy.ts';
 import type { ToolRecord } from '../receipt/receipt-schema.ts';
@@ -592,14 +593,6 @@ function historyCallNames(surface: Surface, body: JsonObject): string[] {
     }
   }
   return out;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }
 
 /** Sets `value` at the deepest reachable point of `path` in a copy of `body`. */

@@ -1,4 +1,5 @@
 import { ValidationError } from '../errors.ts';
+import { knownJsonText, rememberJsonText } from '../json/json-text.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json/json-value.ts';
 import type {
   AppliedRule,
@@ -90,10 +91,9 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
   };
   const tools = [...adapter.readTools(body), ...hostedTools(adapter, input.hostedTools ?? [])];
   const applicable = bundle.rules.filter((rule) => rule.appliesTo(facts));
-  const catalog = memoizedCatalog(bundle, input.surface, tools, applicable, kind);
-  const inTools = catalog.entries.filter((e) => e.inTools);
+  const catalog = memoizedCatalog(bundle, input.surface, body, tools, applicable, kind);
   return {
-    body: catalog.changed ? writeRequest(body, catalog.entries, inTools, adapter) : body,
+    body: catalog.changed ? writeRequest(body, catalog, adapter) : body,
     changed: catalog.changed,
     model: body.model,
     stream: body.stream === true,
@@ -117,6 +117,8 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
  */
 export interface CatalogOutcome {
   readonly entries: ReadonlyArray<MediatedTool>;
+  /** The declarations the provider sees in `tools`, in order (one array, its text remembered). */
+  readonly declarations: ReadonlyArray<JsonObject>;
   readonly changed: boolean;
   readonly mediation?: ToolMediationBlock;
   readonly tools: ToolRecord[];
@@ -127,11 +129,13 @@ export interface CatalogOutcome {
 /**
  * The catalog outcome from the bundle's memo, keyed by the catalog's exact JSON text and the
  * rules that apply. A miss computes it on frozen copies of the declarations, so the memo never
- * holds (or freezes) the caller's objects.
+ * holds (or freezes) the caller's objects. The memoized outcome's provider declarations get
+ * their text remembered, so serializing the provider request reuses it.
  */
 function memoizedCatalog(
   bundle: CompiledBundle,
   surface: Surface,
+  body: JsonObject,
   tools: ReadonlyArray<RequestTool>,
   applicable: ReadonlyArray<CompiledRule>,
   kind: string,
@@ -139,17 +143,37 @@ function memoizedCatalog(
   if (!bundle.memo.enabled) return mediateCatalog(bundle, surface, tools, applicable, kind);
   let catalogText: string;
   try {
-    catalogText = JSON.stringify(tools.map((t) => t.raw));
+    catalogText = catalogTextOf(body, tools);
   } catch {
     // Not JSON at all (a cycle): let the uncached path report it as a validation error.
     return mediateCatalog(bundle, surface, tools, applicable, kind);
   }
   const variant = `${surface}|${tools.map((t) => t.origin).join(',')}|${applicable.map((r) => r.key).join('\u0001')}`;
-  return bundle.memo.catalog(catalogText, variant, () => {
+  const outcome = bundle.memo.catalog(catalogText, variant, () => {
     const copies = JSON.parse(catalogText) as JsonObject[];
     const owned = tools.map((tool, i) => ({ ...tool, raw: copies[i] as JsonObject }));
     return mediateCatalog(bundle, surface, owned, applicable, kind);
   });
+  rememberJsonText(outcome.declarations);
+  return outcome;
+}
+
+/**
+ * `JSON.stringify` of the tools' declarations. When they are exactly the elements of the
+ * request's `tools` array and that array's text is known (a list {@link RequestParser} has seen
+ * before), that text is it: the array's serialization is its elements' serializations.
+ */
+function catalogTextOf(body: JsonObject, tools: ReadonlyArray<RequestTool>): string {
+  const list = body.tools;
+  if (
+    Array.isArray(list) &&
+    list.length === tools.length &&
+    tools.every((tool, i) => tool.raw === list[i])
+  ) {
+    const known = knownJsonText(list);
+    if (known !== undefined) return known;
+  }
+  return JSON.stringify(tools.map((t) => t.raw));
 }
 
 function mediateCatalog(
@@ -203,6 +227,7 @@ function mediateCatalog(
   }
   return {
     entries,
+    declarations: entries.filter((e) => e.inTools && e.visible).map((e) => e.decl),
     changed,
     ...(mediation ? { mediation } : {}),
     tools: entries.map((e) => toolRecord(e, fidelity.get(e) as Fidelity, bundle)),
@@ -409,11 +434,11 @@ function finalizeProviderNames(entries: Entry[], adapter: SurfaceAdapter, rewrit
 
 function writeRequest(
   body: JsonObject,
-  entries: ReadonlyArray<MediatedTool>,
-  inTools: ReadonlyArray<MediatedTool>,
+  catalog: CatalogOutcome,
   adapter: SurfaceAdapter,
 ): JsonObject {
-  const visible = inTools.filter((e) => e.visible);
+  const { entries } = catalog;
+  const visible = entries.filter((e) => e.inTools && e.visible);
   const byAgentName = (name: string) => visible.find((e) => e.tool.name === name);
   const choice = adapter.readToolChoice(body);
   let toolChoice: JsonValue | undefined;
@@ -432,7 +457,7 @@ function writeRequest(
     }
   }
   return adapter.writeRequest(body, {
-    declarations: visible.map((e) => e.decl),
+    declarations: catalog.declarations,
     toolChoice,
     // Request-level tools the provider must not see: hidden, or replaced by a function tool.
     hiddenRequestLevel: entries

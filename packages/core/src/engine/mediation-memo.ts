@@ -1,4 +1,5 @@
 import { sha256Hex } from '#sha256';
+import { deepFreeze } from '../json/deep-freeze.ts';
 import type { JsonObject } from '../json/json-value.ts';
 import { tryCanonicalize } from './tool-schema.ts';
 
@@ -113,18 +114,4 @@ function remember<V>(map: Map<string, V>, key: string, value: V, max: number): v
 function hashUncached(declaration: JsonObject): string | undefined {
   const canonical = tryCanonicalize(declaration);
   return canonical === undefined ? undefined : `sha256:${sha256Hex(canonical)}`;
-}
-
-/** Freezes a value and everything it reaches (maps' keys and values too). */
-export function deepFreeze<T>(value: T): T {
-  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
-  if (value instanceof Map) {
-    for (const [k, v] of value) {
-      deepFreeze(k);
-      deepFreeze(v);
-    }
-  }
-  Object.freeze(value);
-  for (const child of Object.values(value)) deepFreeze(child);
-  return value;
 }

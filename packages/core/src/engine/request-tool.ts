@@ -59,7 +59,7 @@ export interface SurfaceAdapter {
 }
 
 export interface RequestEdit {
-  declarations: JsonObject[];
+  declarations: ReadonlyArray<JsonObject>;
   /** The new tool_choice; `undefined` removes it. */
   toolChoice: JsonValue | undefined;
   /** Request-level tools (not in `tools`) the policy hid. */

@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { deepFreeze } from '../json/deep-freeze.ts';
 import { HostedToolEvidence, ToolCallEvidence } from '../receipt/receipt-schema.ts';
 import { classifyAnthropicBlock, enforceAnthropicResponse } from './anthropic-response.ts';
 import { fakeContext } from './fake-response-context.ts';
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
-}
 
 function message(content: unknown[], stopReason = 'tool_use') {
   return {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { deepFreeze } from '../json/deep-freeze.ts';
 import { HostedToolEvidence, ToolCallEvidence } from '../receipt/receipt-schema.ts';
 import { fakeContext } from './fake-response-context.ts';
 import { decideOpenAIToolCall, enforceOpenAIResponse } from './openai-response.ts';
@@ -31,13 +32,6 @@ function completion(message: Json, finishReason = 'tool_calls'): Json & { choice
 
 type Body = ReturnType<typeof completion>;
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const child of Object.values(value)) deepFreeze(child);
-    Object.freeze(value);
-  }
-  return value;
-}
 const messageOf = (body: unknown) => (body as Body).choices[0]?.message as Record<string, unknown>;
 const finishOf = (body: unknown) => (body as Body).choices[0]?.finish_reason;
 

@@ -123,7 +123,7 @@ export const anthropicMessagesAdapter: SurfaceAdapter = {
 
   writeRequest(body, edit) {
     let out: JsonObject = { ...body };
-    if (edit.declarations.length > 0) out.tools = edit.declarations;
+    if (edit.declarations.length > 0) out.tools = edit.declarations as JsonObject[];
     else delete out.tools;
     out = withKey(out, 'tool_choice', edit.declarations.length > 0 ? edit.toolChoice : undefined);
     const hiddenServers = new Set(

@@ -105,7 +105,7 @@ export const openAIChatAdapter: SurfaceAdapter = {
 
   writeRequest(body, edit) {
     let out: JsonObject = { ...body };
-    if (edit.declarations.length > 0) out.tools = edit.declarations;
+    if (edit.declarations.length > 0) out.tools = edit.declarations as JsonObject[];
     else {
       // OpenAI rejects tool_choice and parallel_tool_calls without tools.
       delete out.tools;

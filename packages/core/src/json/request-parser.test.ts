@@ -1,0 +1,131 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { malformedJson, readableFailure } from '../testing/hostile-json.ts';
+import { knownJsonText, stringifyJsonObject } from './json-text.ts';
+import { RequestParser, topLevelValueStart, valueEnd } from './request-parser.ts';
+
+const TOOLS = [
+  { type: 'function', function: { name: 'a', parameters: { type: 'object' } } },
+  { type: 'function', function: { name: 'b "quoted" \\ [x] {y}', description: '}]"' } },
+];
+const toolsText = JSON.stringify(TOOLS);
+
+/** What `JSON.parse` gives, or the message it throws. */
+function outcome(parse: (raw: string) => unknown, raw: string): unknown {
+  try {
+    return { value: parse(raw) };
+  } catch (error) {
+    return { threw: (error as Error).constructor.name, message: (error as Error).message };
+  }
+}
+
+/** A parser that has already seen `toolsText`, so the next request with it takes the shortcut. */
+function warmParser(): RequestParser {
+  const parser = new RequestParser();
+  parser.parse(`{"model":"m","tools":${toolsText}}`);
+  return parser;
+}
+
+describe('RequestParser', () => {
+  it('shares a tool list seen before, frozen, with its JSON text known', () => {
+    const parser = warmParser();
+    const first = parser.parse(`{"model":"x","messages":[],"tools":${toolsText},"n":1}`) as {
+      tools: unknown;
+    };
+    const second = parser.parse(`{"tools":${toolsText},"model":"y"}`) as { tools: unknown };
+    expect(first).toEqual({ model: 'x', messages: [], tools: TOOLS, n: 1 });
+    expect(Object.keys(first)).toEqual(['model', 'messages', 'tools', 'n']);
+    expect(second.tools).toBe(first.tools);
+    expect(Object.isFrozen(first.tools)).toBe(true);
+    expect(knownJsonText(first.tools)).toBe(toolsText);
+  });
+
+  it.each([
+    ['a later duplicate tools key wins, as in JSON.parse', `{"tools":${toolsText},"tools":[1]}`],
+    ['an earlier duplicate', `{"tools":[1],"tools":${toolsText}}`],
+    ['an escaped key spelling', `{"tools":${toolsText},"\\u0074ools":"x"}`],
+    [
+      'the known text inside a string',
+      `{"model":"\\"tools\\":${toolsText.replaceAll('"', '\\"')}"}`,
+    ],
+    ['a nested tools key', `{"x":{"tools":${toolsText}},"tools":[]}`],
+    ['the list cut short', `{"tools":${toolsText.slice(0, -1)}`],
+    ['the list followed by garbage', `{"tools":${toolsText}]}`],
+    ['a missing comma after the list', `{"tools":${toolsText} "model":"m"}`],
+    ['a forged marker', `{"tools":"\\u0000toolgate-tools-00","model":"m"}`],
+    ['whitespace around everything', ` {\n "tools" :\t${toolsText} , "m" : 1 }\n`],
+    ['not an object', `[${toolsText}]`],
+    ['trailing text after the object', `{"tools":${toolsText}} x`],
+  ])('equals JSON.parse: %s', (_name, raw) => {
+    expect(outcome((text) => warmParser().parse(text), raw)).toEqual(
+      outcome((text) => JSON.parse(text), raw),
+    );
+  });
+
+  it('equals JSON.parse on arbitrary JSON around a known tool list, and on broken variants', () => {
+    const member = fc.tuple(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }));
+    const request = fc
+      .record({
+        before: fc.array(member, { maxLength: 4 }),
+        after: fc.array(member, { maxLength: 4 }),
+      })
+      .map(({ before, after }) => {
+        const text = (members: Array<[string, unknown]>) =>
+          members.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)},`).join('');
+        return `{${text(before)}"tools":${toolsText},${text(after)}"end":true}`;
+      });
+    const input = fc.oneof(
+      request,
+      request.chain((valid) => malformedJson(valid)),
+    );
+    fc.assert(
+      fc.property(input, (raw) => {
+        expect(outcome((text) => warmParser().parse(text), raw)).toEqual(
+          outcome((text) => JSON.parse(text), raw),
+        );
+      }),
+      { numRuns: 400, reporter: readableFailure((raw) => raw) },
+    );
+  });
+
+  it('keeps at most 16 lists, most recently used first', () => {
+    const parser = new RequestParser();
+    const lists = Array.from({ length: 18 }, (_, i) => [{ n: i }]);
+    const first = parser.parse(`{"tools":${JSON.stringify(lists[0])}}`) as { tools: unknown };
+    for (const list of lists.slice(1)) parser.parse(`{"tools":${JSON.stringify(list)}}`);
+    const again = parser.parse(`{"tools":${JSON.stringify(lists[0])}}`) as { tools: unknown };
+    expect(again.tools).toEqual(lists[0]);
+    expect(again.tools).not.toBe(first.tools);
+    const last = parser.parse(`{"tools":${JSON.stringify(lists[17])}}`) as { tools: unknown };
+    expect(parser.parse(`{"tools":${JSON.stringify(lists[17])}}`)).toHaveProperty(
+      'tools',
+      last.tools,
+    );
+  });
+});
+
+describe('the lexical scan', () => {
+  it('finds the first top-level key written exactly so, skipping strings and nesting', () => {
+    const raw = '{"a":"\\"tools\\":[",  "b":{"tools":1},"tools" : [1, "]"] }';
+    const start = topLevelValueStart(raw, '"tools"');
+    expect(raw.slice(start, valueEnd(raw, start))).toBe('[1, "]"]');
+    expect(topLevelValueStart('{"a":1}', '"tools"')).toBe(-1);
+    expect(topLevelValueStart('{"a":"\\\\"}', '"a"')).toBe(5);
+    expect(valueEnd('"a\\\\"x', 0)).toBe(5);
+    expect(valueEnd('[1,[2]', 0)).toBe(-1);
+  });
+});
+
+describe('stringifyJsonObject', () => {
+  it('equals JSON.stringify, splicing remembered texts of top-level values', () => {
+    const parser = warmParser();
+    const body = parser.parse(`{"model":"m","tools":${toolsText},"z":[1]}`) as Record<
+      string,
+      unknown
+    >;
+    expect(stringifyJsonObject(body as never)).toBe(JSON.stringify(body));
+    const marker = { model: '\u0000toolgate-json-text-', tools: body.tools };
+    expect(stringifyJsonObject(marker as never)).toBe(JSON.stringify(marker));
+    expect(stringifyJsonObject({ a: 1 })).toBe('{"a":1}');
+  });
+});
