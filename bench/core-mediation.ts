@@ -1,4 +1,10 @@
-import { compileBundle, type MediationPolicySpecInput, mediateRequest } from '@toolgate/core';
+import {
+  compileBundle,
+  type MediationPolicySpecInput,
+  mediateRequest,
+  RequestParser,
+  stringifyJsonObject,
+} from '@toolgate/core';
 import { type BenchResult, compare } from './measure.ts';
 
 const TARGET_RATIO = 1.0;
@@ -102,6 +108,19 @@ export function runCoreMediationBench(): BenchResult {
   const cold = compare(floor, () =>
     mediateRequest(coldBundle, { surface: 'openai-chat', body: parsed }),
   );
+  // The gateway's whole request path (parse, mediate, serialize the provider request): plain
+  // JSON.parse/JSON.stringify against RequestParser + remembered texts, both with a warm memo.
+  const parser = new RequestParser();
+  const plainPath = () =>
+    JSON.stringify(
+      mediateRequest(warmBundle, { surface: 'openai-chat', body: JSON.parse(text) }).body,
+    );
+  const sharedPath = () =>
+    stringifyJsonObject(
+      mediateRequest(warmBundle, { surface: 'openai-chat', body: parser.parse(text) }).body,
+    );
+  if (plainPath() !== sharedPath()) throw new Error('the two request paths disagree');
+  const path = compare(plainPath, sharedPath);
   const passed = warm.ratio <= TARGET_RATIO;
   const us = (ns: number) => `${(ns / 1000).toFixed(1)} µs`;
   return {
@@ -112,6 +131,7 @@ export function runCoreMediationBench(): BenchResult {
       `floor JSON.parse+stringify:     ${us(warm.baselineNs)} (median)`,
       `mediation incl. hashing, warm:  ${us(warm.candidateNs)} (median) → ${warm.ratio.toFixed(2)}× (target ≤ ${TARGET_RATIO.toFixed(1)}×) ${passed ? 'PASS' : 'FAIL'}`,
       `mediation incl. hashing, cold:  ${us(cold.candidateNs)} (median) → ${cold.ratio.toFixed(2)}× (memo disabled; floor ${us(cold.baselineNs)})`,
+      `gateway request path (parse, mediate, serialize): JSON.parse/stringify ${us(path.baselineNs)}, RequestParser + remembered texts ${us(path.candidateNs)} → ${path.ratio.toFixed(2)}× (same output)`,
     ],
   };
 }
