@@ -50,6 +50,8 @@ export function stringifyJsonObject(object: JsonObject): string {
   let out = JSON.stringify(copy);
   for (const { marker, text } of parts) {
     const at = out.indexOf(marker);
+    // Cannot happen (each marker is a top-level value of the copy); never splice blindly.
+    if (at < 0) return JSON.stringify(object);
     out = out.slice(0, at) + text + out.slice(at + marker.length);
   }
   return out;
