@@ -76,7 +76,11 @@ export class Processes {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     if (options.niceness !== undefined && child.pid !== undefined) {
-      setPriority(child.pid, options.niceness);
+      try {
+        setPriority(child.pid, options.niceness);
+      } catch {
+        // Exited already (ESRCH): the readiness loop below reports why.
+      }
     }
     const lines: string[] = [];
     const collect = (line: string) => {
