@@ -16,6 +16,7 @@ export * from './engine/redact.ts';
 export * from './errors.ts';
 export * from './hash/hash.ts';
 export * from './json/canonical-json.ts';
+export { isDeeplyFrozen } from './json/deep-freeze.ts';
 export * from './json/json-diff.ts';
 export * from './json/json-text.ts';
 export * from './json/json-value.ts';

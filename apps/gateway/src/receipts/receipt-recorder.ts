@@ -1,12 +1,8 @@
 import { randomFillSync } from 'node:crypto';
-import {
-  buildReceiptBody,
-  chainReceiptJson,
-  type JsonObject,
-  type ReceiptInput,
-} from '@toolgate/core';
+import { buildReceiptBody, type JsonObject, type ReceiptInput } from '@toolgate/core';
 import type { Spool } from '../spool/spool.ts';
-import { encodeSpooledReceipt, type SpooledReceipt } from './spooled-receipt.ts';
+import { chainReceiptBytes } from './receipt-bytes.ts';
+import { type SpooledReceipt, spooledReceiptPieces } from './spooled-receipt.ts';
 
 const MAX_TRACKED_SCHEMAS = 100_000;
 
@@ -77,13 +73,8 @@ export class ReceiptRecorder implements ReceiptSink {
     }
     // Reading the chain head and appending happen in one synchronous step: concurrent requests
     // cannot fork the chain.
-    const { hash, json } = chainReceiptJson(body, this.spool.chainHead());
-    const payload = encodeSpooledReceipt({
-      id: body.id,
-      hash,
-      receiptJson: json,
-      schemas: pending,
-    });
+    const { hash, pieces } = chainReceiptBytes(body, this.spool.chainHead());
+    const payload = spooledReceiptPieces({ id: body.id, hash, receipt: pieces, schemas: pending });
     await this.spool.appendEncoded(payload, hash);
     if (this.scheduled.size > MAX_TRACKED_SCHEMAS) this.scheduled.clear();
     for (const schemaHash of Object.keys(pending)) this.scheduled.add(schemaHash);

@@ -41,12 +41,35 @@ export function encodeSpooledReceipt(record: {
   receiptJson: string;
   schemas: Record<string, JsonObject>;
 }): Buffer {
-  const length = Buffer.byteLength(record.receiptJson, 'utf8');
+  const receipt = Buffer.from(record.receiptJson, 'utf8');
+  return Buffer.concat(spooledReceiptPieces({ ...record, receipt: [receipt] }));
+}
+
+/**
+ * The same layout as pieces to write one after the other (the hot path's receipt comes in
+ * pieces, see `chainReceiptBytes`): nothing is joined or copied here.
+ */
+export function spooledReceiptPieces(record: {
+  id: string;
+  hash: string;
+  /** The receipt's UTF-8 JSON, in pieces. */
+  receipt: ReadonlyArray<Buffer>;
+  schemas: Record<string, JsonObject>;
+}): Buffer[] {
+  let length = 0;
+  for (const piece of record.receipt) length += piece.length;
   const rlen = String(length).padStart(RLEN_DIGITS, '0');
-  return Buffer.from(
-    `${RLEN_PREFIX}${rlen}","hash":${JSON.stringify(record.hash)}${RECEIPT_KEY}${record.receiptJson},"id":${JSON.stringify(record.id)},"schemas":${JSON.stringify(record.schemas)}}`,
-    'utf8',
-  );
+  return [
+    Buffer.from(
+      `${RLEN_PREFIX}${rlen}","hash":${JSON.stringify(record.hash)}${RECEIPT_KEY}`,
+      'utf8',
+    ),
+    ...record.receipt,
+    Buffer.from(
+      `,"id":${JSON.stringify(record.id)},"schemas":${JSON.stringify(record.schemas)}}`,
+      'utf8',
+    ),
+  ];
 }
 
 /** Reads a spooled record; records in plain JSON (`SpooledReceipt`, older gateways) too. */

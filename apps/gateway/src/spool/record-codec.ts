@@ -28,15 +28,28 @@ export interface DecodedRecord {
   payload: Buffer;
 }
 
-export function encodeRecord(seq: number, appendedAt: number, payload: Buffer): Buffer {
-  const record = Buffer.allocUnsafe(RECORD_HEADER_BYTES + payload.length);
-  record.writeUInt32BE(payload.length, 0);
-  record.writeBigUInt64BE(BigInt(seq), 8);
+/**
+ * Frames a payload: the 24-byte header, then the payload's own pieces (not copied). Written one
+ * after the other they are the record; `size` is their total length.
+ */
+export function encodeRecord(
+  seq: number,
+  appendedAt: number,
+  payload: Buffer | ReadonlyArray<Buffer>,
+): { pieces: Buffer[]; size: number } {
+  const parts = Buffer.isBuffer(payload) ? [payload] : payload;
+  let length = 0;
+  for (const part of parts) length += part.length;
+  const header = Buffer.allocUnsafe(RECORD_HEADER_BYTES);
+  header.writeUInt32BE(length, 0);
+  header.writeBigUInt64BE(BigInt(seq), 8);
   // Clamped: an injected clock may hand out fractions; a u64 takes whole non-negative ms.
-  record.writeBigUInt64BE(BigInt(Math.max(0, Math.round(appendedAt))), 16);
-  payload.copy(record, RECORD_HEADER_BYTES);
-  record.writeUInt32BE(recordChecksum(record), 4);
-  return record;
+  header.writeBigUInt64BE(BigInt(Math.max(0, Math.round(appendedAt))), 16);
+  // The CRC runs over the pieces in order: the same value as over the joined record.
+  let crc = crc32(header.subarray(8), crc32(header.subarray(0, 4)));
+  for (const part of parts) crc = crc32(part, crc);
+  header.writeUInt32BE(crc, 4);
+  return { pieces: [header, ...parts], size: RECORD_HEADER_BYTES + length };
 }
 
 /**

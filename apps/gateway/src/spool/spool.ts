@@ -44,7 +44,7 @@ import {
   RECORD_HEADER_BYTES,
 } from './record-codec.ts';
 import { recover, type SpoolRecovery } from './recovery.ts';
-import { createSegment, type Segment, writeFully } from './segment.ts';
+import { createSegment, type Segment, writeAllSync } from './segment.ts';
 import { type SpoolLogger, silentLogger } from './spool-logger.ts';
 
 export {
@@ -127,7 +127,9 @@ const DEFAULT_SEGMENT_BYTES = 8 * 1024 * 1024;
 
 interface QueuedAppend {
   seq: number;
-  record: Buffer;
+  /** The framed record, in pieces written one after the other; `size` bytes in all. */
+  pieces: Buffer[];
+  size: number;
   appendedAt: number;
   hash: string;
   resolve(): void;
@@ -236,15 +238,19 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
   /**
    * `append` for a caller that serialized the record itself (the gateway's hot path lays out
    * receipts so the shipper can splice them without parsing). `payload` must be the UTF-8 JSON
-   * of an object whose `hash` member is `hash` — recovery reads the chain head from it.
+   * of an object whose `hash` member is `hash` — recovery reads the chain head from it — whole
+   * or in pieces that are written one after the other (never joined in memory).
    */
-  async appendEncoded(payload: Buffer, hash: string): Promise<void> {
+  async appendEncoded(payload: Buffer | ReadonlyArray<Buffer>, hash: string): Promise<void> {
     if (this.closed) throw new SpoolClosedError();
     if (this.failure !== null) throw this.failure;
-    if (payload.length > MAX_PAYLOAD_BYTES) {
-      throw new RangeError(`receipt of ${payload.length} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
+    const payloadBytes = Buffer.isBuffer(payload)
+      ? payload.length
+      : payload.reduce((sum, piece) => sum + piece.length, 0);
+    if (payloadBytes > MAX_PAYLOAD_BYTES) {
+      throw new RangeError(`receipt of ${payloadBytes} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
     }
-    const size = RECORD_HEADER_BYTES + payload.length;
+    const size = RECORD_HEADER_BYTES + payloadBytes;
     const diskFull = this.diskLow;
     if (this.unackedBytes + size > this.maxBytes || diskFull) {
       const why = diskFull ? this.diskDetail() : undefined;
@@ -274,9 +280,9 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
     const appendedAt = this.now();
     this.head = hash;
     this.unackedBytes += size;
-    const record = encodeRecord(seq, appendedAt, payload);
+    const { pieces } = encodeRecord(seq, appendedAt, payload);
     await new Promise<void>((resolve, reject) => {
-      this.queue.push({ seq, record, appendedAt, hash, resolve, reject });
+      this.queue.push({ seq, pieces, size, appendedAt, hash, resolve, reject });
       this.scheduleFlush();
     });
   }
@@ -465,14 +471,14 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
     for (const item of batch) {
       const active = this.active;
       const occupied = active.count + chunk.length > 0;
-      if (occupied && active.size + chunkBytes + item.record.length > this.segmentBytes) {
+      if (occupied && active.size + chunkBytes + item.size > this.segmentBytes) {
         await this.writeChunk(chunk);
         chunk = [];
         chunkBytes = 0;
         await this.rotate();
       }
       chunk.push(item);
-      chunkBytes += item.record.length;
+      chunkBytes += item.size;
     }
     await this.writeChunk(chunk);
   }
@@ -483,12 +489,12 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
     const handle = active.handle;
     if (handle === null) throw new Error(`segment ${active.path} is not open for appending`);
     const position = active.size;
-    for (const item of chunk) active.place(item.record.length, item.appendedAt, item.hash);
-    const bytes =
-      chunk.length === 1
-        ? (chunk[0] as QueuedAppend).record
-        : Buffer.concat(chunk.map((i) => i.record));
-    await writeFully(handle, bytes, position);
+    for (const item of chunk) active.place(item.size, item.appendedAt, item.hash);
+    writeAllSync(
+      handle.fd,
+      chunk.flatMap((item) => item.pieces),
+      position,
+    );
     if (this.fsyncMode === 'interval') return;
     // fdatasync: flushes the data and the file size, skips the mtime — what a log needs.
     await handle.datasync();

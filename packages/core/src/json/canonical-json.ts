@@ -21,6 +21,7 @@
  */
 
 import { BadRequestError } from '../errors.ts';
+import { isDeeplyFrozen } from './deep-freeze.ts';
 
 /**
  * A value that JCS cannot represent. `path` locates it in the input, e.g.
@@ -184,17 +185,6 @@ function serializeObject(
   const text = serializeFresh(input, key, stack, depth);
   if (text !== undefined && isDeeplyFrozen(input)) frozenTexts.set(input, text);
   return text;
-}
-
-/** Frozen all the way down, and plain data (a `toJSON` could answer differently each time). */
-function isDeeplyFrozen(value: object): boolean {
-  if (!Object.isFrozen(value) || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
-    return false;
-  }
-  for (const child of Object.values(value)) {
-    if (typeof child === 'object' && child !== null && !isDeeplyFrozen(child)) return false;
-  }
-  return true;
 }
 
 function serializeFresh(
