@@ -48,6 +48,13 @@ const TARGET_TTFT_MS = 1;
 
 /** Toolgate with `RECEIPTS=off`: only there to measure what receipts cost. */
 const NO_RECEIPTS = 'tg receipts off';
+/**
+ * Toolgate with `SPOOL_FSYNC=request` (an fsync before every answer, not the default): measured
+ * at concurrency 1 only, to show what that durability setting costs on this disk.
+ */
+const FSYNC_PER_REQUEST = 'tg fsync=request';
+/** The targets that mediate (the mock sees the ten rules' result, not 50 tools). */
+const TOOLGATE_TARGETS = new Set(['toolgate', NO_RECEIPTS, FSYNC_PER_REQUEST]);
 
 /** Any key: the mock accepts all, and Toolgate and Portkey pass the agent's key through. */
 const AGENT_KEY = 'sk-FAKE-toolgate-bench';
@@ -93,6 +100,7 @@ export async function runGatewayBench(): Promise<BenchResult> {
       readyUrl: `http://127.0.0.1:${portkeyPort}/`,
     });
 
+    const latencyOnly: Measured[] = [];
     let toolgate: ToolgateStack | undefined;
     let toolgateError: string | undefined;
     try {
@@ -140,7 +148,16 @@ export async function runGatewayBench(): Promise<BenchResult> {
         headers: auth,
         pgids: [off.gateway.pid],
       });
+      progress('starting a third Toolgate gateway with SPOOL_FSYNC=request (concurrency 1 only)');
+      const strict = await toolgate.variant('gateway-fsync-request', { SPOOL_FSYNC: 'request' });
+      latencyOnly.push({
+        name: FSYNC_PER_REQUEST,
+        origin: strict.url,
+        headers: auth,
+        pgids: [strict.gateway.pid],
+      });
     }
+    const latencyTargets = [...targets, ...latencyOnly];
 
     const request = fiftyToolRequest();
     const body = JSON.stringify(request);
@@ -148,12 +165,12 @@ export async function runGatewayBench(): Promise<BenchResult> {
       mediateRequest(tenRuleBundle(), { surface: 'openai-chat', body: JSON.parse(body) }).body,
     );
     progress('checking every target reaches the mock with the right tools');
-    for (const target of targets) {
+    for (const target of latencyTargets) {
       await checkReachesMock(
         mockUrl,
         target,
         body,
-        target.name === 'toolgate' || target.name === NO_RECEIPTS ? mediatedTools : 50,
+        TOOLGATE_TARGETS.has(target.name) ? mediatedTools : 50,
       );
     }
 
@@ -182,7 +199,7 @@ export async function runGatewayBench(): Promise<BenchResult> {
     }
 
     progress('warm-up: 200 requests per target at concurrency 1, 1 s per target at 64');
-    await interleavedLatency(targets, body, 200);
+    await interleavedLatency(latencyTargets, body, 200);
     for (const target of targets) {
       const pool = loadPool(target, CONCURRENCY);
       await closedLoop(pool, target, body, CONCURRENCY, 1000);
@@ -193,7 +210,7 @@ export async function runGatewayBench(): Promise<BenchResult> {
     progress('timing append + fdatasync on the data directory (the floor of a durable receipt)');
     const fsync = await fdatasyncFloor(dataDir);
     const latency = await measureLatency(
-      targets,
+      latencyTargets,
       body,
       LATENCY_ROUNDS,
       LATENCY_ITERATIONS,
@@ -328,7 +345,7 @@ function report(r: Report): BenchResult {
   lines.push(
     `machine: Node ${process.version}, ${cpu.length}× ${cpu[0]?.model.trim() ?? 'unknown CPU'}; every server is its own process, the load generator is this one`,
     `request: POST /v1/chat/completions, ${(r.bodyBytes / 1024).toFixed(1)} KiB, 50 tools; mock answers at once (no added latency)`,
-    `toolgate: 10 rules (the mock sees ${r.mediatedTools} of 50 tools), receipts on (spool append + fdatasync per request, shipped to the API)`,
+    `toolgate: 10 rules (the mock sees ${r.mediatedTools} of 50 tools), receipts on (the default SPOOL_FSYNC=interval: written before the answer, fsynced within 10 ms; shipped to the API)`,
     `portkey: @portkey-ai/gateway ${r.portkeyVersion}, --headless, x-portkey-provider: openai, x-portkey-custom-host: <mock>/v1`,
     '',
     `concurrency 1: ${LATENCY_ROUNDS} rounds × ${LATENCY_ITERATIONS} requests per target, interleaved request by request; medians of the rounds; added = target − direct, same round`,
@@ -407,6 +424,12 @@ function report(r: Report): BenchResult {
       `${label(`receipts cost ≤ ${TARGET_RECEIPTS_SHARE * 100}% of p99`)}p99 ${ms(tg.p99)} on vs ${ms(off?.p99)} off → ${(share * 100).toFixed(1)}% ${verdict(share <= TARGET_RECEIPTS_SHARE)}`,
       `${label('')}floor on this disk: 2 KiB append + fdatasync p50 ${ms(r.fsync.p50)}, p99 ${ms(r.fsync.p99)} (${((r.fsync.p99 / tg.p99) * 100).toFixed(1)}% of Toolgate's p99)`,
     );
+    const strict = r.latency.get(FSYNC_PER_REQUEST);
+    if (strict) {
+      lines.push(
+        `${label('')}with SPOOL_FSYNC=request (not a target): added p50 ${ms(strict.addedP50)}, p99 ${ms(strict.addedP99)}`,
+      );
+    }
     if (tgTtft) {
       lines.push(
         `${label(`streaming adds ≤ ${TARGET_TTFT_MS} ms to TTFT`)}${ms(tgTtft.addedP50)} (median of rounds) ${verdict(tgTtft.addedP50 <= TARGET_TTFT_MS)}`,

@@ -26,12 +26,14 @@ export const GatewayEnv = z.object({
     .min(1024)
     .default(512 * 1024 * 1024),
   /**
-   * When a receipt is fsynced. `request` (default): before the agent's response completes
-   * (concurrent requests share one fsync) — survives a power loss. `interval`: written before
-   * the response completes (survives a gateway crash or `kill -9`) and fsynced within
-   * SPOOL_FSYNC_INTERVAL_MS — a power loss can lose that window. Never shipped before its fsync.
+   * When a receipt is fsynced. `interval` (default): written to the spool before the agent's
+   * response completes (survives any crash of the gateway, `kill -9` included) and fsynced
+   * within SPOOL_FSYNC_INTERVAL_MS (group commit) — a power loss or kernel crash can lose that
+   * window. `request`: fsynced before the response completes (concurrent requests share one
+   * fsync) — survives a power loss, at the disk's fsync latency on every request. Either way a
+   * receipt is never shipped before its fsync. See docs/gateway.md, "Durability".
    */
-  SPOOL_FSYNC: z.enum(['request', 'interval']).default('request'),
+  SPOOL_FSYNC: z.enum(['request', 'interval']).default('interval'),
   SPOOL_FSYNC_INTERVAL_MS: z.coerce.number().int().min(1).max(1000).default(10),
   /**
    * Free space kept on the spool's disk: below it the spool counts as full (SPOOL_FULL applies,

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { createClient } from '@toolgate/contract';
+import { apiFetch } from './api-fetch.ts';
 import { BundleStore } from './bundle/bundle-store.ts';
 import { BundleSync } from './bundle/bundle-sync.ts';
 import { createGateway } from './create-gateway.ts';
@@ -42,6 +43,7 @@ const upstreams = new Upstreams({
 });
 const client = createClient({
   baseUrl: env.API_URL,
+  fetch: apiFetch(),
   ...(env.API_TOKEN ? { token: env.API_TOKEN } : {}),
 });
 const sync = new BundleSync({

@@ -48,6 +48,7 @@ beforeAll(async () => {
     apiToken: token,
     upstreamUrl: mock.url,
     dataDir,
+    env: { SPOOL_FSYNC: 'request' },
   });
 });
 
@@ -149,8 +150,9 @@ describe('gateway crash', () => {
         await gateway.kill('SIGKILL');
         expect((await gateway.exited).signal).toBe('SIGKILL');
         kills.push({ sentAt, diedBy: Date.now(), inFlight });
-        // The second incarnation fsyncs on an interval: a kill -9 must not lose what it
-        // answered either (written to the file before the answer; the page cache outlives it).
+        // The first incarnation fsyncs before each answer; the second on an interval (the
+        // default): a kill -9 must not lose what it answered either (written to the file
+        // before the answer; the page cache outlives the process).
         gateway =
           round === 0
             ? await startGateway({ ...gateway.options, env: { SPOOL_FSYNC: 'interval' } })
