@@ -210,10 +210,10 @@ export async function writeFully(
 
 /**
  * Writes `pieces` one after the other at `position`, synchronously (`pwritev`). Appends to the
- * active segment use this rather than the thread pool: a write into the page cache takes tens of
- * microseconds (~35 µs for a 50-tool receipt here), less than the hand-off to a libuv thread and
- * back (measured ~80 µs at the median, ~330 µs at p99 on the CI machine), and the agent's
- * response waits for it. The fsync, which waits for the disk, stays asynchronous.
+ * active segment use this rather than the thread pool: a write into the page cache of a 50-tool
+ * receipt took ~35 µs at the median in a loop on the CI machine (p99 ~120 µs), the same write
+ * through a libuv thread ~80 µs (p99 ~330 µs), and the agent's response waits for it. The
+ * fsync, which waits for the disk, stays asynchronous.
  */
 export function writeAllSync(fd: number, pieces: Buffer[], position: number): void {
   let remaining = unwritten(pieces, 0);
