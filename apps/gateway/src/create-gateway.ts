@@ -1,24 +1,13 @@
 import { isUtf8 } from 'node:buffer';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
-import type { BundleStore } from './bundle/bundle-store.ts';
-import type { GatewayMetrics } from './metrics.ts';
-import { MediatingProxy } from './proxy/mediating-proxy.ts';
+import { MediatingProxy, type ProxyDependencies } from './proxy/mediating-proxy.ts';
 import { providerError } from './proxy/provider-errors.ts';
-import type { Upstreams } from './proxy/upstream.ts';
-import type { ReceiptSink } from './receipts/receipt-recorder.ts';
 
-export interface GatewayParts {
-  gateway: string;
-  bundles: BundleStore;
-  upstreams: Upstreams;
-  recorder: ReceiptSink;
-  metrics: GatewayMetrics;
-  log: Logger;
+export interface GatewayParts extends ProxyDependencies {
   bodyLimit: number;
   /** Refreshes gauges (spool depth, bundle age) right before `/metrics` is read. */
   collect?: () => void;
-  now?: () => number;
 }
 
 /** A body the gateway cannot read: a 400 in the provider's error format. */

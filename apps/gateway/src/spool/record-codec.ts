@@ -29,15 +29,14 @@ export interface DecodedRecord {
 }
 
 /**
- * Frames a payload: the 24-byte header, then the payload's own pieces (not copied). Written one
- * after the other they are the record; `size` is their total length.
+ * Frames a payload given in pieces: the 24-byte header, then the pieces themselves (not copied).
+ * Written one after the other they are the record.
  */
 export function encodeRecord(
   seq: number,
   appendedAt: number,
-  payload: Buffer | ReadonlyArray<Buffer>,
-): { pieces: Buffer[]; size: number } {
-  const parts = Buffer.isBuffer(payload) ? [payload] : payload;
+  parts: ReadonlyArray<Buffer>,
+): Buffer[] {
   let length = 0;
   for (const part of parts) length += part.length;
   const header = Buffer.allocUnsafe(RECORD_HEADER_BYTES);
@@ -49,7 +48,7 @@ export function encodeRecord(
   let crc = crc32(header.subarray(8), crc32(header.subarray(0, 4)));
   for (const part of parts) crc = crc32(part, crc);
   header.writeUInt32BE(crc, 4);
-  return { pieces: [header, ...parts], size: RECORD_HEADER_BYTES + length };
+  return [header, ...parts];
 }
 
 /**

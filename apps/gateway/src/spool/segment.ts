@@ -126,7 +126,7 @@ export async function createSegment(dir: string, header: SegmentHeader): Promise
   const bytes = encodeHeader(header);
   const handle = await open(path, 'wx+');
   try {
-    await writeFully(handle, bytes, 0);
+    writeAllSync(handle.fd, [bytes], 0);
     await handle.sync();
     await fsyncDir(dir);
   } catch (error) {
@@ -193,19 +193,6 @@ export async function loadSegment(path: string, newest: boolean): Promise<Loaded
     tornBytes: bytes.length - offset,
     ...(invalid !== null ? { tornReason: invalid } : {}),
   };
-}
-
-/** Writes all of `data` at `position` (a regular file may take less than asked in one call). */
-export async function writeFully(
-  handle: FileHandle,
-  data: Buffer,
-  position: number,
-): Promise<void> {
-  let done = 0;
-  while (done < data.length) {
-    const { bytesWritten } = await handle.write(data, done, data.length - done, position + done);
-    done += bytesWritten;
-  }
 }
 
 /**

@@ -244,9 +244,8 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
   async appendEncoded(payload: Buffer | ReadonlyArray<Buffer>, hash: string): Promise<void> {
     if (this.closed) throw new SpoolClosedError();
     if (this.failure !== null) throw this.failure;
-    const payloadBytes = Buffer.isBuffer(payload)
-      ? payload.length
-      : payload.reduce((sum, piece) => sum + piece.length, 0);
+    const parts = Buffer.isBuffer(payload) ? [payload] : payload;
+    const payloadBytes = parts.reduce((sum, piece) => sum + piece.length, 0);
     if (payloadBytes > MAX_PAYLOAD_BYTES) {
       throw new RangeError(`receipt of ${payloadBytes} bytes exceeds ${MAX_PAYLOAD_BYTES}`);
     }
@@ -280,7 +279,7 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
     const appendedAt = this.now();
     this.head = hash;
     this.unackedBytes += size;
-    const { pieces } = encodeRecord(seq, appendedAt, payload);
+    const pieces = encodeRecord(seq, appendedAt, parts);
     await new Promise<void>((resolve, reject) => {
       this.queue.push({ seq, pieces, size, appendedAt, hash, resolve, reject });
       this.scheduleFlush();

@@ -28,9 +28,10 @@ export function chainReceipt(body: ReceiptBody, prevHash: string | null): Receip
 }
 
 /**
- * `chainReceipt` for a caller that needs the receipt as JSON text (the gateway spools it): the
- * canonical text the hash is computed over, with `hash` appended as its last member — one
- * serialization instead of two. Parsing `json` gives exactly the receipt `chainReceipt` returns.
+ * `chainReceipt` as JSON text: the canonical text the hash is computed over, with `hash`
+ * appended as its last member. Parsing `json` gives exactly the receipt `chainReceipt` returns.
+ * The reference form of a spooled receipt: the gateway's hot path builds the same bytes in
+ * pieces (`apps/gateway/src/receipts/receipt-bytes.ts`, tested against this).
  */
 export function chainReceiptJson(
   body: ReceiptBody,
