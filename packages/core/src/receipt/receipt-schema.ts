@@ -150,7 +150,8 @@ export const ReceiptBody = z.object({
     policies: z.array(PolicyRevisionRef),
   }),
   outcome: z.object({
-    status: z.number().int(),
+    /** An HTTP status (stored in an `integer` column: anything else is refused on ingest). */
+    status: z.number().int().min(100).max(599),
     error: z.string().optional(),
   }),
   wardwright_tool_mediation: ToolMediationBlock.optional(),

@@ -79,6 +79,13 @@ describe('buildReceiptBody', () => {
     ]);
   });
 
+  it('refuses an outcome status that is not an HTTP status, naming the field', () => {
+    const body = buildReceiptBody(receiptInput('r-1'));
+    const parsed = ReceiptBody.safeParse({ ...body, outcome: { status: 3_000_000_000 } });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.path).toEqual(['outcome', 'status']);
+  });
+
   it('has no mediation block when the rules changed nothing', () => {
     const body = buildReceiptBody(receiptInput('r-2', ['search']));
     expect(body).not.toHaveProperty('wardwright_tool_mediation');
