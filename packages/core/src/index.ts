@@ -24,6 +24,7 @@ export * from './json/request-parser.ts';
 export * from './receipt/build-receipt.ts';
 export * from './receipt/chain.ts';
 export * from './receipt/receipt-schema.ts';
+export * from './receipt/tool-set.ts';
 export * from './resources/index.ts';
 export * from './response/enforce-response.ts';
 export * from './response/index.ts';

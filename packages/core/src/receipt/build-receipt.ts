@@ -34,7 +34,7 @@ export function buildReceiptBody(input: ReceiptInput): ReceiptBody {
     }
   });
   return {
-    schema: 'toolgate.receipt.v1',
+    schema: 'toolgate.receipt.v2',
     id: input.id,
     gateway: input.gateway,
     surface: mediation.response.surface,

@@ -1,18 +1,34 @@
-import { hashCanonical, hashString } from '../hash/hash.ts';
+import { hashCanonical, hashString, type Sha256Hash } from '../hash/hash.ts';
 import { canonicalize } from '../json/canonical-json.ts';
-import type { Receipt, ReceiptBody } from './receipt-schema.ts';
+import type {
+  Receipt,
+  ReceiptBody,
+  StoredReceipt,
+  StoredReceiptBody,
+  ToolSet,
+} from './receipt-schema.ts';
+import { compactReceipt, hasInlineToolSet } from './tool-set.ts';
 
-/** sha256 over the canonical receipt without its own `hash` (but with `prev_hash`). */
-export function receiptHash(receipt: ReceiptBody & { prev_hash: string | null }): string {
-  const { hash: _ignored, ...rest } = receipt as Receipt;
-  return hashCanonical(rest);
+type Linked<T> = T & { prev_hash: string | null };
+
+/**
+ * sha256 over the canonical stored form of the receipt without its own `hash` (but with
+ * `prev_hash`). The stored form references the tool set by `tool_set_hash`, so the hash covers
+ * the tool set through its content address; a receipt given with its tool set inline (the
+ * served form) is hashed as its stored form, so both forms verify alike.
+ */
+export function receiptHash(receipt: Linked<ReceiptBody> | Linked<StoredReceiptBody>): Sha256Hash {
+  const { hash: _ignored, ...rest } = receipt as Linked<StoredReceiptBody> & { hash?: string };
+  return hashCanonical(
+    hasInlineToolSet(rest) ? compactReceipt(rest as unknown as ReceiptBody).stored : rest,
+  );
 }
 
 /**
- * `receiptHash` and the receipt as JSON text from one serialization: its canonical form (the
- * text hashed) with `hash` appended. For the API's ingest, which stores the text.
+ * `receiptHash` of a stored receipt and its JSON text from one serialization: its canonical form
+ * (the text hashed) with `hash` appended. For the API's ingest, which stores the text.
  */
-export function receiptHashAndJson(receipt: Receipt): { hash: string; json: string } {
+export function receiptHashAndJson(receipt: StoredReceipt): { hash: Sha256Hash; json: string } {
   const { hash: stated, ...rest } = receipt;
   const canonical = canonicalize(rest);
   return {
@@ -21,25 +37,36 @@ export function receiptHashAndJson(receipt: Receipt): { hash: string; json: stri
   };
 }
 
-/** Links a receipt body to its gateway's chain. */
+/** Links a receipt body to its gateway's chain (served form: the tool set inline). */
 export function chainReceipt(body: ReceiptBody, prevHash: string | null): Receipt {
   const linked = { ...body, prev_hash: prevHash };
   return { ...linked, hash: receiptHash(linked) };
 }
 
+/** A chained receipt in its stored form, as JSON text, with the tool set it references. */
+export interface ChainedReceiptJson {
+  hash: Sha256Hash;
+  /** The canonical stored receipt (the text hashed) with `hash` appended as its last member. */
+  json: string;
+  toolSetHash: string;
+  toolSet: ToolSet;
+}
+
 /**
- * `chainReceipt` as JSON text: the canonical text the hash is computed over, with `hash`
- * appended as its last member. Parsing `json` gives exactly the receipt `chainReceipt` returns.
- * The reference form of a spooled receipt: the gateway's hot path builds the same bytes in
- * pieces (`apps/gateway/src/receipts/receipt-bytes.ts`, tested against this).
+ * `chainReceipt` in the form the gateway spools and ships: the stored receipt as canonical JSON
+ * text with `hash` appended, and the tool set to store once under `toolSetHash`. Parsing `json`
+ * gives `compactReceipt(chainReceipt(body, prevHash)).stored`.
  */
-export function chainReceiptJson(
-  body: ReceiptBody,
-  prevHash: string | null,
-): { hash: string; json: string } {
-  const canonical = canonicalize({ ...body, prev_hash: prevHash });
+export function chainReceiptJson(body: ReceiptBody, prevHash: string | null): ChainedReceiptJson {
+  const { stored, toolSet } = compactReceipt(body);
+  const canonical = canonicalize({ ...stored, prev_hash: prevHash });
   const hash = hashString(canonical);
-  return { hash, json: `${canonical.slice(0, -1)},"hash":${JSON.stringify(hash)}}` };
+  return {
+    hash,
+    json: `${canonical.slice(0, -1)},"hash":${JSON.stringify(hash)}}`,
+    toolSetHash: stored.tool_set_hash,
+    toolSet,
+  };
 }
 
 export interface ChainBreak {
@@ -60,11 +87,11 @@ export interface ChainVerification {
 }
 
 /**
- * Verifies a gateway's receipts in chain order. `startPrevHash` is the hash the first receipt
+ * Verifies a gateway's receipts in chain order, in either form (served or stored). `startPrevHash` is the hash the first receipt
  * must point to (null for the start of a chain; a known hash when verifying a window).
  */
 export function verifyChain(
-  receipts: ReadonlyArray<Receipt>,
+  receipts: ReadonlyArray<Receipt | StoredReceipt>,
   startPrevHash: string | null = null,
 ): ChainVerification {
   let expectedPrev = startPrevHash;

@@ -129,7 +129,7 @@ const IsoTime = z.iso.datetime({ offset: true });
 
 /** Everything in a receipt except the chain fields. Deterministic for the same inputs. */
 export const ReceiptBody = z.object({
-  schema: z.literal('toolgate.receipt.v1'),
+  schema: z.literal('toolgate.receipt.v2'),
   id: z.string().min(1).max(128),
   gateway: z.string().min(1),
   surface: Surface,
@@ -162,11 +162,46 @@ export const ReceiptBody = z.object({
 });
 export type ReceiptBody = z.infer<typeof ReceiptBody>;
 
-/** A receipt as stored: the body plus its place in the gateway's hash chain. */
+/** A receipt as served and shown: the body plus its place in the gateway's hash chain. */
 export const Receipt = ReceiptBody.extend({
   /** `hash` of the gateway's previous receipt; null for the first. */
   prev_hash: SchemaHash.nullable(),
-  /** sha256 over the canonical JSON of the receipt without `hash`. */
+  /** sha256 over the canonical JSON of the receipt's stored form without `hash` (see chain.ts). */
   hash: SchemaHash,
 });
 export type Receipt = z.infer<typeof Receipt>;
+
+/**
+ * What a receipt says about the request's tools: the per-tool records and, when mediation
+ * changed something, the `wardwright_tool_mediation` block. The same tool list under the same
+ * policy gives the same tool set, request after request — for a 50-tool request it is ~98% of the
+ * receipt's bytes — so it is stored once, content-addressed (`toolSetHash`), and a stored receipt
+ * references it by hash.
+ */
+export const ToolSet = z
+  .object({
+    wardwright_tool_mediation: ToolMediationBlock.optional(),
+    tools: z.array(ToolRecord),
+  })
+  .strict();
+export type ToolSet = z.infer<typeof ToolSet>;
+
+/**
+ * A receipt body in its stored form: the tool set replaced by its hash. This is what the chain
+ * hashes, what the gateway spools and ships, and what the API stores.
+ */
+export const StoredReceiptBody = ReceiptBody.omit({
+  wardwright_tool_mediation: true,
+  tools: true,
+}).extend({
+  /** `toolSetHash` of the receipt's tool set. */
+  tool_set_hash: SchemaHash,
+});
+export type StoredReceiptBody = z.infer<typeof StoredReceiptBody>;
+
+/** A stored receipt with its chain fields: the unit of ingest and of chain verification. */
+export const StoredReceipt = StoredReceiptBody.extend({
+  prev_hash: SchemaHash.nullable(),
+  hash: SchemaHash,
+});
+export type StoredReceipt = z.infer<typeof StoredReceipt>;

@@ -3,6 +3,7 @@ import { mediateRequest } from '../engine/mediate-request.ts';
 import { bundleOf, openAIRequest, openAITool } from '../engine/test-fixtures.ts';
 import { enforceResponseBody } from '../response/enforce-response.ts';
 import { buildReceiptBody, type ReceiptInput } from './build-receipt.ts';
+import { hashCanonical } from '../hash/hash.ts';
 import {
   chainReceipt,
   chainReceiptJson,
@@ -10,7 +11,8 @@ import {
   receiptHashAndJson,
   verifyChain,
 } from './chain.ts';
-import { Receipt, ReceiptBody } from './receipt-schema.ts';
+import { Receipt, ReceiptBody, StoredReceipt, ToolSet } from './receipt-schema.ts';
+import { compactReceipt, expandReceipt, toolSetHash, toolSetOf } from './tool-set.ts';
 
 const bundle = bundleOf({
   rules: [{ id: 'hide-pr-creation', action: 'hide', match: { name: 'create_pull_request' } }],
@@ -119,19 +121,53 @@ describe('receipt chain', () => {
     return receipts;
   };
 
-  it('chainReceiptJson gives the same receipt as text, with the same hash', () => {
+  it('chainReceiptJson gives the stored form as text, with the same hash and its tool set', () => {
     const body = buildReceiptBody(receiptInput('r-json'));
     const prev = chain().at(-1)?.hash ?? null;
-    const { hash, json } = chainReceiptJson(body, prev);
+    const { hash, json, toolSet, toolSetHash: setHash } = chainReceiptJson(body, prev);
     const expected = chainReceipt(body, prev);
     expect(hash).toBe(expected.hash);
-    const parsed = JSON.parse(json) as Receipt;
-    expect(parsed).toEqual(expected);
+    const parsed = JSON.parse(json) as StoredReceipt;
+    expect(StoredReceipt.parse(parsed)).toEqual(parsed);
+    expect(parsed).not.toHaveProperty('tools');
+    expect(parsed).not.toHaveProperty('wardwright_tool_mediation');
+    expect(parsed.tool_set_hash).toBe(setHash);
+    expect(setHash).toBe(hashCanonical(toolSet));
+    expect(ToolSet.parse(toolSet)).toEqual(toolSetOf(body));
+    expect(parsed).toEqual(compactReceipt(expected).stored);
+    expect(expandReceipt(parsed, toolSet)).toEqual(expected);
     expect(receiptHash(parsed)).toBe(hash);
-    // The ingest side: the same hash, and text that parses back to the receipt.
-    const checked = receiptHashAndJson({ ...parsed, hash: 'sha256:stated' } as Receipt);
+    // The ingest side: the same hash, and text that parses back to the stored receipt.
+    const checked = receiptHashAndJson({ ...parsed, hash: 'sha256:stated' });
     expect(checked.hash).toBe(hash);
-    expect(JSON.parse(checked.json)).toEqual({ ...expected, hash: 'sha256:stated' });
+    expect(JSON.parse(checked.json)).toEqual({ ...parsed, hash: 'sha256:stated' });
+  });
+
+  it('verifies both forms, and covers the tool set through its hash', () => {
+    const receipts = chain();
+    const stored = receipts.map((receipt) => compactReceipt(receipt).stored);
+    expect(verifyChain(stored)).toEqual({ valid: true, checked: 5 });
+    expect(verifyChain([...receipts.slice(0, 2), ...stored.slice(2)]).valid).toBe(true);
+    // Altering the inline tool set, or the stored reference to it, breaks the receipt.
+    const tools = receipts[1]?.tools.map((tool) => ({ ...tool, policy_state: 'allowed' as const }));
+    const altered = [...receipts];
+    altered[1] = { ...(receipts[1] as Receipt), tools: tools ?? [] };
+    expect(verifyChain(altered).firstBreak).toMatchObject({ index: 1, reason: 'hash_mismatch' });
+    const repointed = [...stored];
+    repointed[3] = { ...(stored[3] as StoredReceipt), tool_set_hash: `sha256:${'0'.repeat(64)}` };
+    expect(verifyChain(repointed).firstBreak).toMatchObject({ index: 3, reason: 'hash_mismatch' });
+  });
+
+  it('hashes a frozen tool set once and a changed one again', () => {
+    const body = buildReceiptBody(receiptInput('r-frozen'));
+    const frozen = toolSetOf(body);
+    expect(Object.isFrozen(frozen.tools)).toBe(true);
+    expect(toolSetHash(frozen)).toBe(hashCanonical(frozen));
+    const mutable = { tools: body.tools.map((tool) => ({ ...tool })) };
+    const first = toolSetHash(mutable);
+    (mutable.tools[0] as { name: string }).name = 'renamed';
+    expect(toolSetHash(mutable)).not.toBe(first);
+    expect(toolSetHash(mutable)).toBe(hashCanonical(mutable));
   });
 
   it('links each receipt to the previous one and verifies', () => {
@@ -189,7 +225,7 @@ describe('receipt chain', () => {
   it('matches the golden hash', () => {
     const [first] = chain();
     expect(first?.hash).toMatchInlineSnapshot(
-      `"sha256:bb655be6d11b9204dea0aeb95f08073225f478e898b022c5074724bbc358c26c"`,
+      `"sha256:37e6c159ca6da59af4ac4b94d703e50fe233e3a481117c0f5e1bd6549e452540"`,
     );
   });
 });
