@@ -2,6 +2,7 @@ import {
   buildReceiptBody,
   chainReceipt,
   compileBundle,
+  ingestBatchOf,
   mediateRequest,
   type Receipt,
 } from '@toolgate/core';
@@ -44,7 +45,7 @@ async function recordRequest(id: string, tools: string[], prev: string | null, u
   );
   const ingest = await gateway.call('receipts.ingest', {
     params: { name: 'edge-p' },
-    body: { receipts: [receipt] },
+    body: ingestBatchOf([receipt]),
   });
   expect(ingest?.results[0]?.result).toBe('created');
   return receipt;

@@ -1,5 +1,5 @@
 import type { ApiClient } from '@toolgate/contract';
-import type { Receipt } from '@toolgate/core';
+import { ingestBatchOf, type Receipt } from '@toolgate/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectFault } from '../../../../scripts/reliability/figures.ts';
@@ -40,7 +40,7 @@ async function ingestAll(client: ApiClient, name: string, chain: Receipt[]) {
   for (let i = 0; i < chain.length; i += 1000) {
     const { results } = await call(client, 'receipts.ingest', {
       params: { name },
-      body: { receipts: chain.slice(i, i + 1000) },
+      body: ingestBatchOf(chain.slice(i, i + 1000)),
     });
     expect(results.every((r) => r.result === 'created')).toBe(true);
   }

@@ -1,6 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ReceiptIngestResult } from '@toolgate/contract';
-import { ConflictError, formatFieldPath, Receipt, receiptHashAndJson } from '@toolgate/core';
+import {
+  ConflictError,
+  expandReceipt,
+  hashCanonical,
+  issuesToCauses,
+  type Receipt,
+  ReceiptV1,
+  receiptHashAndJson,
+  StoredReceipt,
+  ToolSet,
+} from '@toolgate/core';
+import type { z } from 'zod';
 import { receiptColumns } from './receipt-columns.ts';
 import {
   type ChainState,
@@ -12,7 +23,15 @@ import {
 /** An item of a batch after the checks that need no database. */
 type CheckedItem =
   | { ok: false; result: ReceiptIngestResult }
-  | { ok: true; receipt: Receipt; body: string };
+  | { ok: true; receipt: StoredReceipt | ReceiptV1; body: string };
+
+/** An item ready to link: its receipt in the served form (for the columns) and as stored. */
+type ResolvedItem =
+  | { ok: false; result: ReceiptIngestResult }
+  | { ok: true; receipt: Receipt; hash: string; body: string; toolSetHash: string | null };
+
+/** A tool set sent with the batch: valid (with its canonical JSON), or why not. */
+type SentToolSet = { ok: true; toolSet: ToolSet; json: string } | { ok: false; message: string };
 
 /**
  * Batch ingest of a gateway's receipts (SPEC §3). Every item gets its own result, in input
@@ -20,22 +39,43 @@ type CheckedItem =
  *
  * - `created`: stored as the next link of the gateway's chain;
  * - `duplicate`: that id is already stored with the same hash — a retry, nothing written;
- * - `rejected` with a reason: `Invalid` (schema, wrong gateway), `HashMismatch` (the hash is
- *   not the receipt's), `Conflict` (the id is stored with another hash), `ChainBroken`
- *   (`prev_hash` is not the chain's head; every later new item of the batch is rejected too,
- *   since the chain cannot continue past a missing link).
+ * - `rejected` with a reason: `Invalid` (schema, wrong gateway, a tool set neither stored nor
+ *   sent valid), `HashMismatch` (the hash is not the receipt's), `Conflict` (the id is stored
+ *   with another hash), `ChainBroken` (`prev_hash` is not the chain's head; every later new item
+ *   of the batch is rejected too, since the chain cannot continue past a missing link).
+ *
+ * A `toolgate.receipt.v2` receipt references its tool set by `tool_set_hash`; the set is either
+ * stored already or sent with the batch (`tool_sets`), and is stored in the same transaction as
+ * the first receipt referencing it, so every stored receipt resolves.
  */
 @Injectable()
 export class ReceiptIngestService {
   constructor(@Inject(ReceiptsRepository) private readonly receipts: ReceiptsRepository) {}
 
-  async ingest(gateway: string, items: ReadonlyArray<unknown>): Promise<ReceiptIngestResult[]> {
+  async ingest(
+    gateway: string,
+    items: ReadonlyArray<unknown>,
+    toolSets: Readonly<Record<string, unknown>> = {},
+  ): Promise<ReceiptIngestResult[]> {
     // Parsing and hashing are the expensive part and need no lock: done before the transaction.
     const checked = items.map((item) => checkItem(gateway, item));
-    const ids = [...new Set(checked.flatMap((item) => (item.ok ? [item.receipt.id] : [])))];
+    const sent = new Map<string, SentToolSet>();
+    const unknown = new Set<string>();
+    for (const item of checked) {
+      if (!item.ok || !('tool_set_hash' in item.receipt)) continue;
+      const hash = item.receipt.tool_set_hash;
+      if (Object.hasOwn(toolSets, hash)) {
+        if (!sent.has(hash)) sent.set(hash, checkToolSet(hash, toolSets[hash]));
+      } else unknown.add(hash);
+    }
+    const stored = await this.receipts.toolSets([...unknown]);
+    const resolved = checked.map((item) => resolveItem(item, sent, stored));
+    const ids = [...new Set(resolved.flatMap((item) => (item.ok ? [item.receipt.id] : [])))];
+    const newToolSets = new Map<string, string>();
+    for (const [hash, toolSet] of sent) if (toolSet.ok) newToolSets.set(hash, toolSet.json);
     try {
-      return await this.receipts.appendToChain(gateway, ids, (state) =>
-        linkBatch(gateway, checked, state),
+      return await this.receipts.appendToChain(gateway, ids, newToolSets, (state) =>
+        linkBatch(gateway, resolved, state),
       );
     } catch (error) {
       if (error instanceof ReceiptIdTakenError) {
@@ -52,13 +92,19 @@ function checkItem(gateway: string, item: unknown): CheckedItem {
     ok: false,
     result: { id, result: 'rejected', reason, message },
   });
-  const parsed = Receipt.safeParse(item);
-  if (!parsed.success) {
-    const causes = parsed.error.issues.map(
-      (issue) => `${formatFieldPath(issue.path)}: ${issue.message}`,
-    );
-    return rejected('Invalid', causes.join('; '));
+  const legacy = (item as { schema?: unknown } | null)?.schema === 'toolgate.receipt.v1';
+  if (!legacy && typeof item === 'object' && item !== null) {
+    for (const inline of ['tools', 'wardwright_tool_mediation']) {
+      if (inline in item) {
+        return rejected(
+          'Invalid',
+          `${inline}: a toolgate.receipt.v2 receipt references its tool set by tool_set_hash instead`,
+        );
+      }
+    }
   }
+  const parsed = (legacy ? ReceiptV1 : StoredReceipt).safeParse(item);
+  if (!parsed.success) return rejected('Invalid', describeIssues(parsed.error));
   const receipt = parsed.data;
   if (receipt.gateway !== gateway) {
     return rejected('Invalid', `gateway: must be "${gateway}", the gateway posting it`);
@@ -69,7 +115,7 @@ function checkItem(gateway: string, item: unknown): CheckedItem {
   let actual: string;
   let body: string;
   try {
-    ({ hash: actual, json: body } = receiptHashAndJson(item as Receipt));
+    ({ hash: actual, json: body } = receiptHashAndJson(item as StoredReceipt));
   } catch (error) {
     return rejected('Invalid', `(root): cannot be hashed: ${(error as Error).message}`);
   }
@@ -82,6 +128,80 @@ function checkItem(gateway: string, item: unknown): CheckedItem {
   return { ok: true, receipt, body };
 }
 
+/** A tool set sent with the batch must be one and be filed under its own canonical hash. */
+function checkToolSet(hash: string, value: unknown): SentToolSet {
+  const field = `tool_sets["${hash}"]`;
+  const parsed = ToolSet.safeParse(value);
+  if (!parsed.success) {
+    return { ok: false, message: describeIssues(parsed.error, ['tool_sets', hash]) };
+  }
+  let json: string;
+  try {
+    json = JSON.stringify(value);
+    const actual = hashCanonical(value);
+    if (actual !== hash) {
+      return { ok: false, message: `${field}: its content hashes to ${actual}` };
+    }
+  } catch (error) {
+    return { ok: false, message: `${field}: cannot be hashed: ${(error as Error).message}` };
+  }
+  if (json.includes('\\u0000')) {
+    return { ok: false, message: `${field}: strings must not contain U+0000` };
+  }
+  return { ok: true, toolSet: parsed.data, json };
+}
+
+/** Puts a v2 receipt's tool set back in (for its columns); v1 receipts carry theirs. */
+function resolveItem(
+  item: CheckedItem,
+  sent: ReadonlyMap<string, SentToolSet>,
+  stored: ReadonlyMap<string, ToolSet>,
+): ResolvedItem {
+  if (!item.ok) return item;
+  const { receipt, body } = item;
+  if (!('tool_set_hash' in receipt)) {
+    return {
+      ok: true,
+      receipt: receipt as unknown as Receipt,
+      hash: receipt.hash,
+      body,
+      toolSetHash: null,
+    };
+  }
+  const toolSetHash = receipt.tool_set_hash;
+  const fromBatch = sent.get(toolSetHash);
+  if (fromBatch !== undefined && !fromBatch.ok) {
+    return rejectedItem(
+      receipt.id,
+      `tool_set_hash: the tool set sent for it is invalid: ${fromBatch.message}`,
+    );
+  }
+  const toolSet = fromBatch?.toolSet ?? stored.get(toolSetHash);
+  if (toolSet === undefined) {
+    return rejectedItem(
+      receipt.id,
+      `tool_set_hash: no tool set ${toolSetHash} is stored, and the batch's tool_sets do not have it`,
+    );
+  }
+  return {
+    ok: true,
+    receipt: expandReceipt(receipt, toolSet),
+    hash: receipt.hash,
+    body,
+    toolSetHash,
+  };
+}
+
+function rejectedItem(id: string, message: string): ResolvedItem {
+  return { ok: false, result: { id, result: 'rejected', reason: 'Invalid', message } };
+}
+
+function describeIssues(error: z.ZodError, prefix: ReadonlyArray<PropertyKey> = []): string {
+  return issuesToCauses(error.issues, prefix)
+    .map((cause) => `${cause.field}: ${cause.message}`)
+    .join('; ');
+}
+
 function itemId(item: unknown): string {
   const id = (item as { id?: unknown } | null)?.id;
   return typeof id === 'string' ? id : '';
@@ -90,7 +210,7 @@ function itemId(item: unknown): string {
 /** Decides each item against the chain as stored, under the gateway's chain lock. */
 function linkBatch(
   gateway: string,
-  checked: ReadonlyArray<CheckedItem>,
+  checked: ReadonlyArray<ResolvedItem>,
   state: ChainState,
 ): { rows: NewReceiptRow[]; result: ReceiptIngestResult[] } {
   const rows: NewReceiptRow[] = [];
@@ -144,7 +264,7 @@ function linkBatch(
       continue;
     }
     const seq = (head?.seq ?? 0n) + 1n;
-    rows.push({ ...receiptColumns(receipt), seq, body: item.body });
+    rows.push({ ...receiptColumns(receipt), seq, body: item.body, toolSetHash: item.toolSetHash });
     results.push({ id, result: 'created' });
     known.set(id, receipt.hash);
     head = { seq, hash: receipt.hash };

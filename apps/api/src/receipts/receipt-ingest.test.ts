@@ -1,5 +1,5 @@
 import { type ApiClient, ApiError } from '@toolgate/contract';
-import type { Receipt } from '@toolgate/core';
+import { compactReceipt, hashCanonical, type Receipt, type ToolSet } from '@toolgate/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
@@ -22,22 +22,38 @@ afterAll(async () => {
 
 const gateway = (name: string) => registerGateway(api, name);
 
-function bodies(gatewayName: string, count: number, from = 0) {
+function bodies(
+  gatewayName: string,
+  count: number,
+  from = 0,
+  tools = ['search_code', 'create_pull_request', 'read_file'],
+) {
   return Array.from({ length: count }, (_, i) =>
     fixtureReceiptBody({
       id: `${gatewayName}-r${from + i}`,
       gateway: gatewayName,
       receivedAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5) + (from + i) * 1000).toISOString(),
-      tools: ['search_code', 'create_pull_request', 'read_file'],
+      tools,
       calls: i % 3 === 0 ? ['create_pull_request'] : ['read_file'],
     }),
   );
 }
 
-async function ingest(client: ApiClient, name: string, receipts: unknown[]) {
+/**
+ * Posts receipts as a gateway does: each receipt in its stored form, with the tool sets they
+ * reference unless `withToolSets` is false. Items that are not receipts go as they are.
+ */
+async function ingest(client: ApiClient, name: string, receipts: unknown[], withToolSets = true) {
+  const toolSets: Record<string, ToolSet> = {};
+  const items = receipts.map((item) => {
+    if (!Array.isArray((item as Partial<Receipt> | undefined)?.tools)) return item;
+    const { stored, toolSet } = compactReceipt(item as Receipt);
+    toolSets[stored.tool_set_hash] = toolSet;
+    return stored;
+  });
   const { results } = await call(client, 'receipts.ingest', {
     params: { name },
-    body: { receipts },
+    body: { receipts: items, ...(withToolSets ? { tool_sets: toolSets } : {}) },
   });
   return results;
 }
@@ -96,6 +112,99 @@ describe('receipt ingest', () => {
       'created',
     ]);
     expect((await storedChain('gw-happy')).map((r) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('stores each tool set once and receipts by reference; serves receipts whole', async () => {
+    const client = await gateway('gw-sets');
+    const chain = chainOf(bodies('gw-sets', 4));
+    const setHash = compactReceipt(chain[0] as Receipt).stored.tool_set_hash;
+    expect(chain.every((r) => compactReceipt(r).stored.tool_set_hash === setHash)).toBe(true);
+    await ingest(client, 'gw-sets', chain.slice(0, 2));
+    // The set is stored now: later batches need not send it.
+    const later = await ingest(client, 'gw-sets', chain.slice(2), false);
+    expect(later.map((r) => r.result)).toEqual(['created', 'created']);
+    const { rows } = await db.query(
+      'SELECT tool_set_hash, body FROM receipts WHERE gateway = $1 ORDER BY seq',
+      ['gw-sets'],
+    );
+    expect(rows.map((row) => row.tool_set_hash)).toEqual(chain.map(() => setHash));
+    expect(rows[0].body).not.toHaveProperty('tools');
+    expect(rows[0].body.tool_set_hash).toBe(setHash);
+    const sets = await db.query('SELECT body FROM tool_sets WHERE hash = $1', [setHash]);
+    expect(sets.rows).toHaveLength(1);
+    expect(hashCanonical(sets.rows[0].body)).toBe(setHash);
+    const served = await call(api.operator, 'receipts.get', { params: { id: 'gw-sets-r3' } });
+    expect(served.receipt).toEqual(chain[3]);
+    const verification = await call(api.operator, 'receipts.verify', {
+      params: { name: 'gw-sets' },
+    });
+    expect(verification).toEqual({ gateway: 'gw-sets', valid: true, checked: 4 });
+  });
+
+  it('rejects a receipt whose tool set is neither stored nor sent valid, naming the field', async () => {
+    const client = await gateway('gw-unknown-set');
+    // A tool list no other test uses: its tool set is not stored yet.
+    const chain = chainOf(bodies('gw-unknown-set', 2, 0, ['read_file', 'list_unknown_sets']));
+    const [missing] = await ingest(client, 'gw-unknown-set', chain.slice(0, 1), false);
+    expect(missing).toMatchObject({ result: 'rejected', reason: 'Invalid' });
+    expect(missing?.message).toMatch(/^tool_set_hash: no tool set sha256:[0-9a-f]{64} is stored/);
+    // A set filed under another hash, or not a tool set, is refused, and so is its receipt.
+    const { stored, toolSet } = compactReceipt(chain[0] as Receipt);
+    const misfiled = { ...toolSet, tools: toolSet.tools.slice(1) };
+    const sent = async (set: unknown) =>
+      call(client, 'receipts.ingest', {
+        params: { name: 'gw-unknown-set' },
+        body: { receipts: [stored], tool_sets: { [stored.tool_set_hash]: set } },
+      });
+    const [wrongHash] = (await sent(misfiled)).results;
+    expect(wrongHash?.message).toContain(
+      `tool_sets["${stored.tool_set_hash}"]: its content hashes to`,
+    );
+    const [notASet] = (await sent({ tools: [{ name: 1 }] })).results;
+    expect(notASet).toMatchObject({ result: 'rejected', reason: 'Invalid' });
+    expect(notASet?.message).toContain('tools[0].name');
+    // A v2 receipt with its tool set inline is refused: the stored form references it.
+    const [inline] = await call(client, 'receipts.ingest', {
+      params: { name: 'gw-unknown-set' },
+      body: { receipts: [{ ...stored, tools: toolSet.tools }] },
+    }).then((answer) => answer.results);
+    expect(inline?.message).toMatch(/^tools: /);
+    expect(await rowCount('gw-unknown-set')).toBe(0);
+    const { rows } = await db.query('SELECT count(*)::int AS n FROM tool_sets WHERE hash = $1', [
+      stored.tool_set_hash,
+    ]);
+    expect(rows[0].n).toBe(0);
+    expect((await ingest(client, 'gw-unknown-set', chain)).map((r) => r.result)).toEqual([
+      'created',
+      'created',
+    ]);
+  });
+
+  it('still takes toolgate.receipt.v1 receipts (tool set inline) and verifies them', async () => {
+    const client = await gateway('gw-v1');
+    const v1Chain: Receipt[] = [];
+    for (const body of bodies('gw-v1', 3)) {
+      const linked = {
+        ...body,
+        schema: 'toolgate.receipt.v1',
+        prev_hash: v1Chain.at(-1)?.hash ?? null,
+      };
+      v1Chain.push({ ...linked, hash: hashCanonical(linked) } as unknown as Receipt);
+    }
+    const { results } = await call(client, 'receipts.ingest', {
+      params: { name: 'gw-v1' },
+      body: { receipts: v1Chain },
+    });
+    expect(results.map((r) => r.result)).toEqual(['created', 'created', 'created']);
+    // A v2 receipt continues a v1 chain.
+    const [next] = chainOf(bodies('gw-v1', 1, 3), v1Chain.at(-1)?.hash);
+    expect((await ingest(client, 'gw-v1', [next])).map((r) => r.result)).toEqual(['created']);
+    const served = await call(api.operator, 'receipts.get', { params: { id: 'gw-v1-r1' } });
+    expect(served.receipt).toEqual(v1Chain[1]);
+    const { rows } = await db.query('SELECT tools FROM receipts WHERE id = $1', ['gw-v1-r0']);
+    expect(rows[0].tools).toEqual(['search_code', 'create_pull_request', 'read_file']);
+    const verification = await call(api.operator, 'receipts.verify', { params: { name: 'gw-v1' } });
+    expect(verification).toEqual({ gateway: 'gw-v1', valid: true, checked: 4 });
   });
 
   it('treats a retried batch as duplicates and writes nothing twice', async () => {
@@ -205,10 +314,22 @@ describe('receipt ingest', () => {
     // What a race with another gateway's batch leaves: the id check passed, the insert fails.
     const repository = api.app.get(ReceiptsRepository);
     const [row] = chainOf(bodies('gw-taken', 1, 1), stored?.hash);
-    const attempt = repository.appendToChain('gw-racer', [], () => ({
+    const attempt = repository.appendToChain('gw-racer', [], new Map(), () => ({
       rows: [
-        { ...receiptColumns(row as Receipt), id: 'gw-taken-r1', seq: 1n, body: '{}' },
-        { ...receiptColumns(stored as Receipt), gateway: 'gw-racer', seq: 2n, body: '{}' },
+        {
+          ...receiptColumns(row as Receipt),
+          id: 'gw-taken-r1',
+          seq: 1n,
+          body: '{}',
+          toolSetHash: null,
+        },
+        {
+          ...receiptColumns(stored as Receipt),
+          gateway: 'gw-racer',
+          seq: 2n,
+          body: '{}',
+          toolSetHash: null,
+        },
       ],
       result: undefined,
     }));

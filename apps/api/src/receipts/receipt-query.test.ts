@@ -4,7 +4,7 @@ import {
   type ReceiptQuery,
   type ReceiptSummary,
 } from '@toolgate/contract';
-import type { Receipt } from '@toolgate/core';
+import { ingestBatchOf, type Receipt } from '@toolgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
 import { chainOf, FIXTURE_POLICIES, fixtureReceiptBody } from './receipt-fixtures.ts';
@@ -59,7 +59,7 @@ beforeAll(async () => {
       });
     });
     const chain = chainOf(bodies);
-    await client.call('receipts.ingest', { params: { name }, body: { receipts: chain } });
+    await client.call('receipts.ingest', { params: { name }, body: ingestBatchOf(chain) });
     stored.push(...chain);
   }
 });

@@ -19,9 +19,10 @@ export class ReceiptsController {
   @Route('receipts.ingest')
   async ingest(
     @Param({ schema: NameParams }) params: z.infer<typeof NameParams>,
-    @Body({ schema: ROUTES['receipts.ingest'].body }) body: { receipts: unknown[] },
+    @Body({ schema: ROUTES['receipts.ingest'].body })
+    body: { receipts: unknown[]; tool_sets?: Record<string, unknown> },
   ) {
-    return { results: await this.ingestion.ingest(params.name, body.receipts) };
+    return { results: await this.ingestion.ingest(params.name, body.receipts, body.tool_sets) };
   }
 
   @Route('receipts.list')

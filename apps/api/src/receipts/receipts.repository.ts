@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Receipt } from '@toolgate/core';
+import { expandReceipt, type Receipt, type StoredReceipt, type ToolSet } from '@toolgate/core';
 import { Prisma } from '@toolgate/db';
 import { PrismaService } from '../database/prisma.service.ts';
 import type { ReceiptColumns } from './receipt-columns.ts';
@@ -24,6 +24,8 @@ export interface NewReceiptRow extends ReceiptColumns {
   seq: bigint;
   /** The receipt as the gateway sent it, in `JSON.stringify`'s text (no raw control characters). */
   body: string;
+  /** The tool set a v2 receipt references; null for v1 (tool set inline). */
+  toolSetHash: string | null;
 }
 
 /** One link of a gateway's chain as stored, for verification. */
@@ -40,24 +42,42 @@ export interface ChainLinkRow {
 export class ReceiptsRepository {
   constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
 
+  /** A receipt in its served form: a v2 receipt gets its tool set back inline. */
   async find(id: string): Promise<{ seq: string; receipt: Receipt } | undefined> {
-    const row = await this.prisma.client.receipt.findUnique({
-      where: { id },
-      select: { seq: true, body: true },
-    });
-    return row ? { seq: row.seq.toString(), receipt: row.body as unknown as Receipt } : undefined;
+    const [row] = await this.prisma.client.$queryRaw<
+      Array<{ seq: bigint; body: unknown; toolSet: ToolSet | null }>
+    >`
+      SELECT r.seq, r.body, t.body AS "toolSet" FROM receipts r
+      LEFT JOIN tool_sets t ON t.hash = r.tool_set_hash
+      WHERE r.id = ${id}`;
+    if (row === undefined) return undefined;
+    const receipt =
+      row.toolSet === null
+        ? (row.body as Receipt)
+        : expandReceipt(row.body as StoredReceipt, row.toolSet);
+    return { seq: row.seq.toString(), receipt };
+  }
+
+  /** Stored tool sets by hash (the ones found). */
+  async toolSets(hashes: ReadonlyArray<string>): Promise<Map<string, ToolSet>> {
+    if (hashes.length === 0) return new Map();
+    const rows = await this.prisma.client.$queryRaw<Array<{ hash: string; body: ToolSet }>>`
+      SELECT hash, body FROM tool_sets WHERE hash = ANY(${[...hashes]}::text[])`;
+    return new Map(rows.map((row) => [row.hash, row.body]));
   }
 
   /**
    * Appends to a gateway's chain in one transaction: takes the gateway's chain lock (concurrent
    * ingests of one gateway queue up, other gateways are not held), reads the chain head and
    * which of `ids` are already stored, lets `plan` decide, and inserts the rows it returns with
-   * a single `INSERT … SELECT FROM unnest(…)` (one round trip for the whole batch). Nothing is
-   * written if anything fails.
+   * a single `INSERT … SELECT FROM unnest(…)` (one round trip for the whole batch), after the
+   * tool sets of `toolSets` (hash → JSON text) those rows reference. Nothing is written if
+   * anything fails.
    */
   async appendToChain<T>(
     gateway: string,
     ids: ReadonlyArray<string>,
+    toolSets: ReadonlyMap<string, string>,
     plan: (state: ChainState) => { rows: NewReceiptRow[]; result: T },
   ): Promise<T> {
     return this.prisma.client.$transaction(
@@ -75,6 +95,17 @@ export class ReceiptsRepository {
           stored: new Map(stored.map((row) => [row.id, row.hash])),
         });
         if (rows.length === 0) return result;
+        const referenced = [
+          ...new Set(rows.flatMap((row) => (row.toolSetHash === null ? [] : [row.toolSetHash]))),
+        ].filter((hash) => toolSets.has(hash));
+        if (referenced.length > 0) {
+          await tx.$executeRaw`
+            INSERT INTO tool_sets (hash, body)
+            SELECT u.hash, u.body::jsonb
+            FROM unnest(${referenced}::text[], ${referenced.map((hash) => toolSets.get(hash))}::text[])
+              AS u(hash, body)
+            ON CONFLICT (hash) DO NOTHING`;
+        }
         try {
           await tx.$executeRaw(insertStatement(gateway, rows));
         } catch (error) {
@@ -125,10 +156,11 @@ function insertStatement(gateway: string, rows: ReadonlyArray<NewReceiptRow>): P
   return Prisma.sql`
     INSERT INTO receipts (id, gateway, seq, received_at, surface, model, stream, status, outcome,
       identity_human, identity_service, identity_session, binding, tools, rules, policies,
-      prev_hash, hash, body)
+      prev_hash, hash, tool_set_hash, body)
     SELECT u.id, ${gateway}, u.seq, u.received_at, u.surface, u.model, u.stream, u.status,
       u.outcome, u.identity_human, u.identity_service, u.identity_session, u.binding,
-      u.tools::text[], u.rules::text[], u.policies::text[], u.prev_hash, u.hash, u.body::jsonb
+      u.tools::text[], u.rules::text[], u.policies::text[], u.prev_hash, u.hash, u.tool_set_hash,
+      u.body::jsonb
     FROM ROWS FROM (
       unnest(${column('id')}::text[]), unnest(${rows.map((row) => row.seq.toString())}::bigint[]),
       unnest(${column('receivedAt')}::timestamptz[]), unnest(${column('surface')}::text[]),
@@ -138,9 +170,11 @@ function insertStatement(gateway: string, rows: ReadonlyArray<NewReceiptRow>): P
       unnest(${column('identitySession')}::text[]), unnest(${column('binding')}::text[]),
       unnest(${literals('tools')}::text[]), unnest(${literals('rules')}::text[]),
       unnest(${literals('policies')}::text[]), unnest(${column('prevHash')}::text[]),
-      unnest(${column('hash')}::text[]), string_to_table(${bodies}::text, E'\\x1e')
+      unnest(${column('hash')}::text[]), unnest(${column('toolSetHash')}::text[]),
+      string_to_table(${bodies}::text, E'\\x1e')
     ) AS u(id, seq, received_at, surface, model, stream, status, outcome, identity_human,
-      identity_service, identity_session, binding, tools, rules, policies, prev_hash, hash, body)`;
+      identity_service, identity_session, binding, tools, rules, policies, prev_hash, hash,
+      tool_set_hash, body)`;
 }
 
 function isUniqueViolation(error: unknown): boolean {

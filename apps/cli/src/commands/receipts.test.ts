@@ -1,3 +1,4 @@
+import { ingestBatchOf } from '@toolgate/core';
 import { createPrismaClient } from '@toolgate/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainOf, fixtureReceiptBody } from '../../../api/src/receipts/receipt-fixtures.ts';
@@ -38,7 +39,7 @@ async function gatewayWithReceipts(name: string, count: number): Promise<void> {
   );
   const { results } = await call(client, 'receipts.ingest', {
     params: { name },
-    body: { receipts },
+    body: ingestBatchOf(receipts),
   });
   expect(results.map((r) => r.result)).toEqual(receipts.map(() => 'created'));
 }

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ApiClient, createClient } from '@toolgate/contract';
-import { chainReceipt } from '@toolgate/core';
+import { chainReceipt, ingestBatchOf } from '@toolgate/core';
 import { until } from '@toolgate/core/testing';
 import pino from 'pino';
 import type { Counter } from 'prom-client';
@@ -173,7 +173,7 @@ describe('ReceiptShipper', () => {
     const lost = (await gw.spool.pending(25)).map((p) => p.receipt.receipt);
     await gw.direct.call('receipts.ingest', {
       params: { name: gw.name },
-      body: { receipts: lost },
+      body: ingestBatchOf(lost),
     });
     expect(await gw.shipper.flush()).toEqual({ acknowledged: 50, quarantined: 0 });
     expect(await count(gw.metrics.shippedReceipts, { result: 'duplicate' })).toBe(25);

@@ -85,7 +85,16 @@ export const receiptRouteTable = {
     summary: 'Batch ingest (idempotent on receipt id; hash chain checked); per-item results',
     access: { roles: ['gateway'], ownGateway: true },
     params: NameParams,
-    body: z.object({ receipts: z.array(z.unknown()).min(1).max(MAX_RECEIPT_BATCH) }).strict(),
+    body: z
+      .object({
+        receipts: z.array(z.unknown()).min(1).max(MAX_RECEIPT_BATCH),
+        /**
+         * Tool sets by hash (`toolgate.receipt.v2` receipts reference theirs by
+         * `tool_set_hash`): each one a receipt of the batch references and the API may not have.
+         */
+        tool_sets: z.record(z.string(), z.unknown()).optional(),
+      })
+      .strict(),
     response: z.object({ results: z.array(ReceiptIngestResult) }),
   }),
   list: route({

@@ -3,6 +3,7 @@ import { canonicalize } from '../json/canonical-json.ts';
 import type {
   Receipt,
   ReceiptBody,
+  ReceiptV1,
   StoredReceipt,
   StoredReceiptBody,
   ToolSet,
@@ -15,20 +16,25 @@ type Linked<T> = T & { prev_hash: string | null };
  * sha256 over the canonical stored form of the receipt without its own `hash` (but with
  * `prev_hash`). The stored form references the tool set by `tool_set_hash`, so the hash covers
  * the tool set through its content address; a receipt given with its tool set inline (the
- * served form) is hashed as its stored form, so both forms verify alike.
+ * served form) is hashed as its stored form, so both forms verify alike. A `toolgate.receipt.v1`
+ * receipt is hashed as it always was: over all of it, tool set inline.
  */
 export function receiptHash(receipt: Linked<ReceiptBody> | Linked<StoredReceiptBody>): Sha256Hash {
   const { hash: _ignored, ...rest } = receipt as Linked<StoredReceiptBody> & { hash?: string };
-  return hashCanonical(
-    hasInlineToolSet(rest) ? compactReceipt(rest as unknown as ReceiptBody).stored : rest,
-  );
+  if ((rest.schema as string) === 'toolgate.receipt.v1' || !hasInlineToolSet(rest)) {
+    return hashCanonical(rest);
+  }
+  return hashCanonical(compactReceipt(rest as unknown as ReceiptBody).stored);
 }
 
 /**
- * `receiptHash` of a stored receipt and its JSON text from one serialization: its canonical form
+ * `receiptHash` of a stored (or v1) receipt and its JSON text from one serialization: its canonical form
  * (the text hashed) with `hash` appended. For the API's ingest, which stores the text.
  */
-export function receiptHashAndJson(receipt: StoredReceipt): { hash: Sha256Hash; json: string } {
+export function receiptHashAndJson(receipt: StoredReceipt | ReceiptV1): {
+  hash: Sha256Hash;
+  json: string;
+} {
   const { hash: stated, ...rest } = receipt;
   const canonical = canonicalize(rest);
   return {
@@ -91,7 +97,7 @@ export interface ChainVerification {
  * must point to (null for the start of a chain; a known hash when verifying a window).
  */
 export function verifyChain(
-  receipts: ReadonlyArray<Receipt | StoredReceipt>,
+  receipts: ReadonlyArray<Receipt | StoredReceipt | ReceiptV1>,
   startPrevHash: string | null = null,
 ): ChainVerification {
   let expectedPrev = startPrevHash;

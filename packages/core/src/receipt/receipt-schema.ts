@@ -205,3 +205,10 @@ export const StoredReceipt = StoredReceiptBody.extend({
   hash: SchemaHash,
 });
 export type StoredReceipt = z.infer<typeof StoredReceipt>;
+
+/**
+ * A receipt of the first format: the tool set inline, and the hash over all of it. Still
+ * accepted on ingest (spools written before the upgrade drain) and verified as it was hashed.
+ */
+export const ReceiptV1 = Receipt.extend({ schema: z.literal('toolgate.receipt.v1') });
+export type ReceiptV1 = z.infer<typeof ReceiptV1>;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { mediateRequest } from '../engine/mediate-request.ts';
 import { bundleOf, openAIRequest, openAITool } from '../engine/test-fixtures.ts';
+import { hashCanonical } from '../hash/hash.ts';
 import { enforceResponseBody } from '../response/enforce-response.ts';
 import { buildReceiptBody, type ReceiptInput } from './build-receipt.ts';
-import { hashCanonical } from '../hash/hash.ts';
 import {
   chainReceipt,
   chainReceiptJson,
@@ -11,7 +11,7 @@ import {
   receiptHashAndJson,
   verifyChain,
 } from './chain.ts';
-import { Receipt, ReceiptBody, StoredReceipt, ToolSet } from './receipt-schema.ts';
+import { Receipt, ReceiptBody, ReceiptV1, StoredReceipt, ToolSet } from './receipt-schema.ts';
 import { compactReceipt, expandReceipt, toolSetHash, toolSetOf } from './tool-set.ts';
 
 const bundle = bundleOf({
@@ -156,6 +156,15 @@ describe('receipt chain', () => {
     const repointed = [...stored];
     repointed[3] = { ...(stored[3] as StoredReceipt), tool_set_hash: `sha256:${'0'.repeat(64)}` };
     expect(verifyChain(repointed).firstBreak).toMatchObject({ index: 3, reason: 'hash_mismatch' });
+  });
+
+  it('verifies a v1 receipt as it was hashed: over all of it, tool set inline', () => {
+    const body = { ...buildReceiptBody(receiptInput('r-v1')), schema: 'toolgate.receipt.v1' };
+    const linked = { ...body, prev_hash: null };
+    const v1 = ReceiptV1.parse({ ...linked, hash: hashCanonical(linked) });
+    expect(verifyChain([v1])).toEqual({ valid: true, checked: 1 });
+    expect(receiptHashAndJson(v1).hash).toBe(v1.hash);
+    expect(verifyChain([{ ...v1, model: 'other' }]).valid).toBe(false);
   });
 
   it('hashes a frozen tool set once and a changed one again', () => {

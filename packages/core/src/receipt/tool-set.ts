@@ -9,7 +9,9 @@ import type {
 } from './receipt-schema.ts';
 
 /** A receipt's tool set: the same objects, not a copy. */
-export function toolSetOf(receipt: Pick<ReceiptBody, 'tools' | 'wardwright_tool_mediation'>): ToolSet {
+export function toolSetOf(
+  receipt: Pick<ReceiptBody, 'tools' | 'wardwright_tool_mediation'>,
+): ToolSet {
   const block = receipt.wardwright_tool_mediation;
   return block === undefined
     ? { tools: receipt.tools }
@@ -62,4 +64,22 @@ export function compactReceipt(receipt: ReceiptBody): {
 export function expandReceipt(stored: StoredReceipt, toolSet: ToolSet): Receipt {
   const { tool_set_hash: _hash, ...rest } = stored;
   return { ...rest, ...toolSetOf(toolSet) };
+}
+
+/**
+ * The ingest body for receipts in the served form: each in its stored form, with the tool sets
+ * they reference (`POST …/gateways/{name}/receipts`). The gateway builds the same body from its
+ * spool; this is for tools and tests that hold whole receipts.
+ */
+export function ingestBatchOf(receipts: ReadonlyArray<Receipt>): {
+  receipts: StoredReceipt[];
+  tool_sets: Record<string, ToolSet>;
+} {
+  const tool_sets: Record<string, ToolSet> = {};
+  const stored = receipts.map((receipt) => {
+    const compact = compactReceipt(receipt);
+    tool_sets[compact.stored.tool_set_hash] = compact.toolSet;
+    return compact.stored;
+  });
+  return { receipts: stored, tool_sets };
 }

@@ -17,7 +17,7 @@ export function fakeReceiptBody(id: string, approxBytes = 3_000): ReceiptBody {
     });
   }
   return {
-    schema: 'toolgate.receipt.v1',
+    schema: 'toolgate.receipt.v2',
     id,
     gateway: 'gw-spool-test',
     surface: 'openai-chat',
