@@ -45,8 +45,9 @@ type SentToolSet = { ok: true; toolSet: ToolSet; json: string } | { ok: false; m
  *   of the batch is rejected too, since the chain cannot continue past a missing link).
  *
  * A `toolgate.receipt.v2` receipt references its tool set by `tool_set_hash`; the set is either
- * stored already or sent with the batch (`tool_sets`), and is stored in the same transaction as
- * the first receipt referencing it, so every stored receipt resolves.
+ * stored already or sent with the batch (`tool_sets`). Sent sets a receipt of the batch
+ * references are stored in the batch's transaction whatever becomes of that receipt (a gateway
+ * sends each set once, with the first receipt using it), so every stored receipt resolves.
  */
 @Injectable()
 export class ReceiptIngestService {

@@ -71,8 +71,7 @@ export class ReceiptsRepository {
    * ingests of one gateway queue up, other gateways are not held), reads the chain head and
    * which of `ids` are already stored, lets `plan` decide, and inserts the rows it returns with
    * a single `INSERT … SELECT FROM unnest(…)` (one round trip for the whole batch), after the
-   * tool sets of `toolSets` (hash → JSON text) those rows reference. Nothing is written if
-   * anything fails.
+   * tool sets of `toolSets` (hash → JSON text). Nothing is written if anything fails.
    */
   async appendToChain<T>(
     gateway: string,
@@ -94,18 +93,17 @@ export class ReceiptsRepository {
           head: heads[0],
           stored: new Map(stored.map((row) => [row.id, row.hash])),
         });
-        if (rows.length === 0) return result;
-        const referenced = [
-          ...new Set(rows.flatMap((row) => (row.toolSetHash === null ? [] : [row.toolSetHash]))),
-        ].filter((hash) => toolSets.has(hash));
-        if (referenced.length > 0) {
+        // Every valid tool set the batch references is kept, even when its receipt was not
+        // created (rejected, duplicate): later receipts of the gateway rely on it being stored.
+        if (toolSets.size > 0) {
           await tx.$executeRaw`
             INSERT INTO tool_sets (hash, body)
             SELECT u.hash, u.body::jsonb
-            FROM unnest(${referenced}::text[], ${referenced.map((hash) => toolSets.get(hash))}::text[])
+            FROM unnest(${[...toolSets.keys()]}::text[], ${[...toolSets.values()]}::text[])
               AS u(hash, body)
             ON CONFLICT (hash) DO NOTHING`;
         }
+        if (rows.length === 0) return result;
         try {
           await tx.$executeRaw(insertStatement(gateway, rows));
         } catch (error) {

@@ -2,6 +2,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { type Receipt, verifyChain } from '@toolgate/core';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { servedReceipts } from '../testing/served-receipts.ts';
 import { startTestGateway, type TestGateway } from '../testing/test-gateway.ts';
 
 let gw: TestGateway;
@@ -32,8 +33,8 @@ async function lastProviderRequest(): Promise<{ tools?: ProviderTool[] }> {
   return last?.body as { tools?: ProviderTool[] };
 }
 
-async function spooled(): Promise<Receipt[]> {
-  return (await gw.spool.pending(10_000)).map((r) => r.receipt.receipt);
+function spooled(): Promise<Receipt[]> {
+  return servedReceipts(gw.spool, 10_000);
 }
 
 beforeAll(async () => {

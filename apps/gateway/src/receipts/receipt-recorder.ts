@@ -1,10 +1,16 @@
 import { randomFillSync } from 'node:crypto';
-import { buildReceiptBody, type JsonObject, type ReceiptInput } from '@toolgate/core';
+import {
+  buildReceiptBody,
+  chainReceiptJson,
+  type JsonObject,
+  type ReceiptInput,
+  type ToolSet,
+} from '@toolgate/core';
 import type { Spool } from '../spool/spool.ts';
-import { chainReceiptBytes } from './receipt-bytes.ts';
 import { type SpooledReceipt, spooledReceiptPieces } from './spooled-receipt.ts';
 
 const MAX_TRACKED_SCHEMAS = 100_000;
+const MAX_TRACKED_TOOL_SETS = 10_000;
 
 /**
  * Random bytes for receipt ids, drawn 4 KiB at a time: one `randomFillSync` per 512 ids instead
@@ -46,12 +52,15 @@ export class DisabledReceipts implements ReceiptSink {
 
 /**
  * Turns a finished request into a receipt in the spool: chained to this gateway's previous one,
- * with the tool declarations the shipper still has to upload. `record` resolves once the receipt
- * is durable — callers await it before completing the agent's response.
+ * in its stored form (the tool set referenced by hash), with the tool declarations and the tool
+ * set the shipper still has to send. `record` resolves once the receipt is durable — callers
+ * await it before completing the agent's response.
  */
 export class ReceiptRecorder implements ReceiptSink {
   /** Schema hashes already handed to the spool by this process (the shipper uploads them). */
   private readonly scheduled = new Set<string>();
+  /** Tool set hashes already handed to the spool by this process (they ship with a batch). */
+  private readonly scheduledToolSets = new Set<string>();
 
   constructor(private readonly spool: Spool<SpooledReceipt>) {}
 
@@ -73,11 +82,28 @@ export class ReceiptRecorder implements ReceiptSink {
     }
     // Reading the chain head and appending happen in one synchronous step: concurrent requests
     // cannot fork the chain.
-    const { hash, pieces } = chainReceiptBytes(body, this.spool.chainHead());
-    const payload = spooledReceiptPieces({ id: body.id, hash, receipt: pieces, schemas: pending });
-    await this.spool.appendEncoded(payload, hash);
-    if (this.scheduled.size > MAX_TRACKED_SCHEMAS) this.scheduled.clear();
-    for (const schemaHash of Object.keys(pending)) this.scheduled.add(schemaHash);
+    const chained = chainReceiptJson(body, this.spool.chainHead());
+    const toolSets: Record<string, ToolSet> = {};
+    if (!this.scheduledToolSets.has(chained.toolSetHash)) {
+      toolSets[chained.toolSetHash] = chained.toolSet;
+    }
+    const payload = spooledReceiptPieces({
+      id: body.id,
+      hash: chained.hash,
+      receipt: [Buffer.from(chained.json, 'utf8')],
+      schemas: pending,
+      toolSets,
+    });
+    // A record a full spool dropped carried nothing: the next one must carry the same again.
+    if (!(await this.spool.appendEncoded(payload, chained.hash))) return body.id;
+    remember(this.scheduled, Object.keys(pending), MAX_TRACKED_SCHEMAS);
+    remember(this.scheduledToolSets, Object.keys(toolSets), MAX_TRACKED_TOOL_SETS);
     return body.id;
   }
+}
+
+/** Forgetting costs only a second copy in the spool: the set is cleared when it grows too big. */
+function remember(set: Set<string>, hashes: ReadonlyArray<string>, max: number): void {
+  if (set.size > max) set.clear();
+  for (const hash of hashes) set.add(hash);
 }

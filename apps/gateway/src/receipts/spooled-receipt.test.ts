@@ -15,6 +15,8 @@ const schemas = {
     parameters: { properties: { receipt: { type: 'string', description: '","rlen":"1"' } } },
   },
 };
+const SET_HASH = `sha256:${'ef'.repeat(32)}`;
+const toolSets = { [SET_HASH]: { tools: [] } };
 
 describe('spooled receipt layout', () => {
   it('round-trips: the receipt bytes are cut out exactly, the rest parsed', () => {
@@ -23,37 +25,48 @@ describe('spooled receipt layout', () => {
       hash: HASH,
       receiptJson: JSON.stringify(receipt),
       schemas,
+      toolSets,
     });
     const decoded = decodeSpooledReceipt(payload);
     expect(decoded.id).toBe('rcpt_1');
     expect(decoded.hash).toBe(HASH);
     expect(decoded.schemas).toEqual(schemas);
+    expect(decoded.toolSets).toEqual(toolSets);
     expect(decoded.receiptJson.toString('utf8')).toBe(JSON.stringify(receipt));
     // Still one plain JSON object, so the spool's recovery reads its hash like any record's.
     expect(JSON.parse(payload.toString('utf8'))).toMatchObject({ hash: HASH, receipt, schemas });
-    expect(parseSpooledReceipt(decoded)).toEqual({ hash: HASH, receipt, schemas });
+    expect(parseSpooledReceipt(decoded)).toEqual({
+      hash: HASH,
+      receipt,
+      schemas,
+      tool_sets: toolSets,
+    });
   });
 
   it('reads records spooled as plain JSON by earlier gateways', () => {
     const plain = Buffer.from(JSON.stringify({ hash: HASH, receipt, schemas: {} }));
     const decoded = decodeSpooledReceipt(plain);
-    expect(decoded).toMatchObject({ id: 'rcpt_1', hash: HASH, schemas: {} });
+    expect(decoded).toMatchObject({ id: 'rcpt_1', hash: HASH, schemas: {}, toolSets: {} });
     expect(JSON.parse(decoded.receiptJson.toString('utf8'))).toEqual(receipt);
   });
 
-  it('splices an ingest body that parses to the receipts in order', () => {
-    const records = [1, 2, 3].map((n) =>
+  it('splices an ingest body: the receipts in order, the tool sets the records carry', () => {
+    const other = { [`sha256:${'01'.repeat(32)}`]: { tools: [] } };
+    const carried = [toolSets, {}, other, toolSets];
+    const records = carried.map((sets, n) =>
       decodeSpooledReceipt(
         encodeSpooledReceipt({
           id: `rcpt_${n}`,
           hash: HASH,
           receiptJson: JSON.stringify({ ...receipt, id: `rcpt_${n}` }),
           schemas: {},
+          toolSets: sets,
         }),
       ),
     );
-    const body = JSON.parse(ingestBody(records).toString('utf8')) as { receipts: unknown[] };
-    expect(body.receipts).toEqual([1, 2, 3].map((n) => ({ ...receipt, id: `rcpt_${n}` })));
-    expect(JSON.parse(ingestBody([]).toString('utf8'))).toEqual({ receipts: [] });
+    const body = JSON.parse(ingestBody(records).toString('utf8'));
+    expect(body.receipts).toEqual(carried.map((_, n) => ({ ...receipt, id: `rcpt_${n}` })));
+    expect(body.tool_sets).toEqual({ ...toolSets, ...other });
+    expect(JSON.parse(ingestBody([]).toString('utf8'))).toEqual({ receipts: [], tool_sets: {} });
   });
 });

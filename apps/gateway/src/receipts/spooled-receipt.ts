@@ -1,14 +1,19 @@
-import type { JsonObject, Receipt } from '@toolgate/core';
+import type { JsonObject, StoredReceipt, ToolSet } from '@toolgate/core';
 
 /**
- * What the spool holds per request: the receipt, and the tool declarations it references that
- * this process has not yet seen uploaded (the shipper PUTs them to the schema store first).
- * `hash` is the receipt's, so the spool can recover the chain head.
+ * What the spool holds per request: the receipt in its stored form, the tool declarations it
+ * references that this process has not handed to the spool before (the shipper PUTs them to the
+ * schema store first), and likewise its tool set the first time this process uses it (the
+ * shipper sends it with the receipt's batch). So a record's tool set either rides with it or
+ * with an earlier record, which ships before it. `hash` is the receipt's, so the spool can
+ * recover the chain head.
  */
 export interface SpooledReceipt {
   hash: string;
-  receipt: Receipt;
+  receipt: StoredReceipt;
   schemas: Record<string, JsonObject>;
+  /** Absent in records of gateways from before tool sets. */
+  tool_sets?: Record<string, ToolSet>;
 }
 
 /** A spooled record as the shipper handles it: the receipt stays JSON bytes, never parsed. */
@@ -18,14 +23,16 @@ export interface EncodedReceipt {
   /** The receipt's UTF-8 JSON, exactly as the gateway wrote it (spliced into the ingest body). */
   receiptJson: Buffer;
   schemas: Record<string, JsonObject>;
+  toolSets: Record<string, ToolSet>;
 }
 
 /**
  * On-disk layout of a spooled receipt — one JSON object, laid out so the shipper can cut the
- * receipt out without parsing it (a 50-tool receipt is ~30 KB; parsing and re-serializing
- * batches of them stalled the proxy's event loop):
+ * receipt out without parsing it (receipts of gateways from before tool sets were ~30 KB for 50
+ * tools; parsing and re-serializing batches of them stalled the proxy's event loop):
  *
- *   {"rlen":"0000028688","hash":"sha256:…","receipt":<receipt JSON>,"id":"rcpt_…","schemas":{…}}
+ *   {"rlen":"0000001688","hash":"sha256:…","receipt":<receipt JSON>,"id":"rcpt_…","schemas":{…},
+ *    "tool_sets":{…}}
  *
  * `rlen` is the receipt's byte length as a fixed-width string (a JSON number may not have
  * leading zeros). The hash is hex, so the first `,"receipt":` after it is the receipt's start.
@@ -40,6 +47,7 @@ export function encodeSpooledReceipt(record: {
   hash: string;
   receiptJson: string;
   schemas: Record<string, JsonObject>;
+  toolSets: Record<string, ToolSet>;
 }): Buffer {
   const receipt = Buffer.from(record.receiptJson, 'utf8');
   return Buffer.concat(spooledReceiptPieces({ ...record, receipt: [receipt] }));
@@ -55,6 +63,7 @@ export function spooledReceiptPieces(record: {
   /** The receipt's UTF-8 JSON, in pieces. */
   receipt: ReadonlyArray<Buffer>;
   schemas: Record<string, JsonObject>;
+  toolSets: Record<string, ToolSet>;
 }): Buffer[] {
   let length = 0;
   for (const piece of record.receipt) length += piece.length;
@@ -66,7 +75,7 @@ export function spooledReceiptPieces(record: {
     ),
     ...record.receipt,
     Buffer.from(
-      `,"id":${JSON.stringify(record.id)},"schemas":${JSON.stringify(record.schemas)}}`,
+      `,"id":${JSON.stringify(record.id)},"schemas":${JSON.stringify(record.schemas)},"tool_sets":${JSON.stringify(record.toolSets)}}`,
       'utf8',
     ),
   ];
@@ -81,6 +90,7 @@ export function decodeSpooledReceipt(payload: Buffer): EncodedReceipt {
       hash: record.hash,
       receiptJson: Buffer.from(JSON.stringify(record.receipt), 'utf8'),
       schemas: record.schemas ?? {},
+      toolSets: record.tool_sets ?? {},
     };
   }
   const keyAt = payload.indexOf(RECEIPT_KEY, RLEN_PREFIX.length + RLEN_DIGITS);
@@ -91,16 +101,19 @@ export function decodeSpooledReceipt(payload: Buffer): EncodedReceipt {
     hash: string;
   };
   const end = start + Number(head.rlen);
-  // The rest is `,"id":…,"schemas":{…}}`: small (declarations only ride with new schemas).
+  // The rest is `,"id":…,"schemas":{…},"tool_sets":{…}}`: small, except in the few records that
+  // carry a declaration or a tool set this process had not spooled before.
   const tail = JSON.parse(`{${payload.toString('utf8', end + 1)}`) as {
     id: string;
     schemas: Record<string, JsonObject>;
+    tool_sets?: Record<string, ToolSet>;
   };
   return {
     id: tail.id,
     hash: head.hash,
     receiptJson: payload.subarray(start, end),
     schemas: tail.schemas,
+    toolSets: tail.tool_sets ?? {},
   };
 }
 
@@ -108,19 +121,25 @@ export function decodeSpooledReceipt(payload: Buffer): EncodedReceipt {
 export function parseSpooledReceipt(encoded: EncodedReceipt): SpooledReceipt {
   return {
     hash: encoded.hash,
-    receipt: JSON.parse(encoded.receiptJson.toString('utf8')) as Receipt,
+    receipt: JSON.parse(encoded.receiptJson.toString('utf8')) as StoredReceipt,
     schemas: encoded.schemas,
+    tool_sets: encoded.toolSets,
   };
 }
 
-/** `{"receipts":[…]}` for the ingest route, by concatenation: one copy, no serialization. */
+/**
+ * `{"receipts":[…],"tool_sets":{…}}` for the ingest route: the receipts by concatenation (one
+ * copy, no serialization), and the tool sets the batch's records carry.
+ */
 export function ingestBody(records: ReadonlyArray<EncodedReceipt>): Buffer<ArrayBuffer> {
   const parts: Buffer[] = [Buffer.from('{"receipts":[')];
+  const toolSets: Record<string, ToolSet> = {};
   records.forEach((record, index) => {
     if (index > 0) parts.push(COMMA);
     parts.push(record.receiptJson);
+    Object.assign(toolSets, record.toolSets);
   });
-  parts.push(Buffer.from(']}'));
+  parts.push(Buffer.from(`],"tool_sets":${JSON.stringify(toolSets)}}`));
   return Buffer.concat(parts);
 }
 

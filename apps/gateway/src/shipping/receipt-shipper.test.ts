@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ApiClient, createClient } from '@toolgate/contract';
-import { chainReceipt, ingestBatchOf } from '@toolgate/core';
+import { receiptHash } from '@toolgate/core';
 import { until } from '@toolgate/core/testing';
 import pino from 'pino';
 import type { Counter } from 'prom-client';
@@ -170,10 +170,13 @@ describe('ReceiptShipper', () => {
     const gw = await gateway('ship-retry');
     const records = await appendReceipts(gw.spool, gw.name, 50, 'r');
     // The API stores the first 25, but the answer never reaches the gateway: nothing is acked.
-    const lost = (await gw.spool.pending(25)).map((p) => p.receipt.receipt);
+    const lost = (await gw.spool.pending(25)).map((p) => p.receipt);
     await gw.direct.call('receipts.ingest', {
       params: { name: gw.name },
-      body: ingestBatchOf(lost),
+      body: {
+        receipts: lost.map((record) => record.receipt),
+        tool_sets: Object.assign({}, ...lost.map((record) => record.tool_sets)),
+      },
     });
     expect(await gw.shipper.flush()).toEqual({ acknowledged: 50, quarantined: 0 });
     expect(await count(gw.metrics.shippedReceipts, { result: 'duplicate' })).toBe(25);
@@ -190,10 +193,8 @@ describe('ReceiptShipper', () => {
     {
       reason: 'Invalid',
       spoil: (r: SpooledReceipt) => {
-        const receipt = chainReceipt(
-          { ...r.receipt, gateway: 'someone-else' },
-          r.receipt.prev_hash,
-        );
+        const linked = { ...r.receipt, gateway: 'someone-else' };
+        const receipt = { ...linked, hash: receiptHash(linked) };
         return { ...r, hash: receipt.hash, receipt };
       },
     },

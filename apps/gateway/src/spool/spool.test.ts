@@ -53,7 +53,7 @@ async function reopen(spool: Spool<Receipt>, options: Partial<SpoolOptions> = {}
 /** Appends `count` chained receipts concurrently (as request handlers would). */
 async function appendChain(spool: Spool<Receipt>, count: number, tag = 'r'): Promise<Receipt[]> {
   const receipts: Receipt[] = [];
-  const appends: Array<Promise<void>> = [];
+  const appends: Array<Promise<unknown>> = [];
   for (let i = 0; i < count; i++) {
     const receipt = fakeReceipt(`${tag}-${String(i).padStart(4, '0')}`, spool.chainHead());
     receipts.push(receipt);

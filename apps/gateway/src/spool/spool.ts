@@ -229,7 +229,7 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
    * `spool.append(chainReceipt(body, spool.chainHead()))` chains correctly under concurrency.
    * A receipt refused or dropped because the spool is full does not move the head.
    */
-  async append(receipt: T): Promise<void> {
+  async append(receipt: T): Promise<boolean> {
     const hash = receipt.hash;
     if (typeof hash !== 'string') throw new TypeError('a spooled receipt needs a string `hash`');
     return this.appendEncoded(Buffer.from(JSON.stringify(receipt), 'utf8'), hash);
@@ -239,9 +239,10 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
    * `append` for a caller that serialized the record itself (the gateway's hot path lays out
    * receipts so the shipper can splice them without parsing). `payload` must be the UTF-8 JSON
    * of an object whose `hash` member is `hash` — recovery reads the chain head from it — whole
-   * or in pieces that are written one after the other (never joined in memory).
+   * or in pieces that are written one after the other (never joined in memory). Resolves true
+   * once the record is written, false when a full spool dropped it (`SPOOL_FULL=drop`).
    */
-  async appendEncoded(payload: Buffer | ReadonlyArray<Buffer>, hash: string): Promise<void> {
+  async appendEncoded(payload: Buffer | ReadonlyArray<Buffer>, hash: string): Promise<boolean> {
     if (this.closed) throw new SpoolClosedError();
     if (this.failure !== null) throw this.failure;
     const parts = Buffer.isBuffer(payload) ? [payload] : payload;
@@ -273,7 +274,7 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
         throw new SpoolFullError(this.unackedBytes, this.maxBytes, why);
       }
       this.dropped++;
-      return;
+      return false;
     }
     const seq = this.nextSeq++;
     const appendedAt = this.now();
@@ -284,6 +285,7 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
       this.queue.push({ seq, pieces, size, appendedAt, hash, resolve, reject });
       this.scheduleFlush();
     });
+    return true;
   }
 
   /** The oldest unacknowledged durable records, in append order, at most `limit`. */

@@ -1,10 +1,11 @@
 import {
   buildReceiptBody,
   type CompiledBundle,
-  chainReceipt,
+  chainReceiptJson,
   compileBundle,
   enforceResponseBody,
   mediateRequest,
+  type StoredReceipt,
 } from '@toolgate/core';
 import { encodeSpooledReceipt, type SpooledReceipt } from '../../receipts/spooled-receipt.ts';
 import type { Spool } from '../../spool/spool.ts';
@@ -108,8 +109,13 @@ export function spooledReceipt(
     outcome: { status: 200 },
     response: response.evidence,
   });
-  const receipt = chainReceipt(body, prevHash);
-  return { hash: receipt.hash, receipt, schemas: Object.fromEntries(mediation.schemas) };
+  const chained = chainReceiptJson(body, prevHash);
+  return {
+    hash: chained.hash,
+    receipt: JSON.parse(chained.json) as StoredReceipt,
+    schemas: Object.fromEntries(mediation.schemas),
+    tool_sets: { [chained.toolSetHash]: chained.toolSet },
+  };
 }
 
 /** Appends `count` receipts continuing the spool's chain, as concurrent requests would. */
@@ -120,7 +126,7 @@ export async function appendReceipts(
   tag: string,
 ): Promise<SpooledReceipt[]> {
   const records: SpooledReceipt[] = [];
-  const appends: Array<Promise<void>> = [];
+  const appends: Array<Promise<unknown>> = [];
   for (let i = 0; i < count; i++) {
     // Receipt ids are unique across gateways: the gateway's name keeps tests apart.
     const id = `${gateway}-${tag}-${String(i).padStart(4, '0')}`;
@@ -132,6 +138,7 @@ export async function appendReceipts(
       hash: record.hash,
       receiptJson: JSON.stringify(record.receipt),
       schemas: record.schemas,
+      toolSets: record.tool_sets ?? {},
     });
     appends.push(i % 2 === 0 ? spool.appendEncoded(encoded, record.hash) : spool.append(record));
   }
