@@ -1,4 +1,4 @@
-import type { Receipt } from '@toolgate/core';
+import { compactReceipt, ingestBatchOf, type Receipt } from '@toolgate/core';
 import { createPrismaClient } from '@toolgate/db';
 import { createTestDatabase, startTestPostgres, type TestDatabase } from '@toolgate/db/testing';
 import pg from 'pg';
@@ -126,7 +126,8 @@ async function ingestBench(adminUrl: string): Promise<{ lines: string[]; passed:
   const batches = makeBatches();
   const all = batches.flatMap((b) => b.receipts);
   const meanBytes = Math.round(
-    all.slice(0, 500).reduce((sum, r) => sum + JSON.stringify(r).length, 0) / 500,
+    all.slice(0, 500).reduce((sum, r) => sum + JSON.stringify(compactReceipt(r).stored).length, 0) /
+      500,
   );
   const gateways = [...new Set(batches.map((b) => b.gateway))];
   progress('starting two APIs and two plain databases (one per variant)');
@@ -148,7 +149,7 @@ async function ingestBench(adminUrl: string): Promise<{ lines: string[]; passed:
       // Every variant gets its input ready-made: only getting it into PostgreSQL is timed.
       const posts = slice.map((batch) => ({
         gateway: batch.gateway,
-        body: JSON.stringify({ receipts: batch.receipts }),
+        body: JSON.stringify(ingestBatchOf(batch.receipts)),
         count: batch.receipts.length,
       }));
       const chunks = copyText(storedRows(receipts, copySeqs));
@@ -247,7 +248,11 @@ async function httpSink(
   };
   // Warm the JIT on another chain so the measured batches are steady state.
   const warmup = makeWarmup();
-  await post({ gateway: 'bench-warmup', body: JSON.stringify({ receipts: warmup }), count: 300 });
+  await post({
+    gateway: 'bench-warmup',
+    body: JSON.stringify(ingestBatchOf(warmup)),
+    count: 300,
+  });
   return { url: api.database.url, close: api.close, post };
 }
 
@@ -299,7 +304,8 @@ function storedRows(receipts: ReadonlyArray<Receipt>, seqs: Map<string, number>)
   return receipts.map((receipt) => {
     const seq = (seqs.get(receipt.gateway) ?? 0) + 1;
     seqs.set(receipt.gateway, seq);
-    return { ...receiptColumns(receipt), seq, receipt };
+    // Stored as the API stores it: the tool set by reference (stored once, not part of a row).
+    return { ...receiptColumns(receipt), seq, receipt: compactReceipt(receipt).stored };
   });
 }
 
@@ -425,6 +431,7 @@ function naiveRows(receipts: ReadonlyArray<Receipt>, seqs: Map<string, number>) 
     seq: BigInt(seq),
     receivedAt: new Date(columns.receivedAt),
     body: receipt as object,
+    toolSetHash: receipt.tool_set_hash,
   }));
 }
 

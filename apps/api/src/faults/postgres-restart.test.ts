@@ -1,7 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ApiClient } from '@toolgate/contract';
-import type { Receipt } from '@toolgate/core';
+import { ingestBatchOf, type Receipt } from '@toolgate/core';
 import { until } from '@toolgate/core/testing';
 import {
   type EmbeddedPostgresHandle,
@@ -150,7 +150,7 @@ describe('PostgreSQL restarted during receipt ingest', () => {
           const answer = await send(`${P}/gateways/${gateway}/receipts`, {
             method: 'POST',
             token,
-            body: JSON.stringify({ receipts }),
+            body: JSON.stringify(ingestBatchOf(receipts)),
           });
           seen[answer.status] = (seen[answer.status] ?? 0) + 1;
           if (answer.status === 200) {

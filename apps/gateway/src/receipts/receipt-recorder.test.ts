@@ -3,9 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   buildReceiptBody,
+  chainReceipt,
+  compactReceipt,
   compileBundle,
+  hashCanonical,
   mediateRequest,
-  Receipt,
+  StoredReceipt,
+  toolSetOf,
   verifyChain,
 } from '@toolgate/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -23,14 +27,16 @@ const bundle = compileBundle({
   ],
 });
 
-function input(id: string) {
+/** A finished request with `search`, `delete_repo` and `extraTools` more tools. */
+function input(id: string, extraTools = 0) {
   const tool = (name: string) => ({
     type: 'function',
     function: { name, parameters: { type: 'object', properties: {} } },
   });
+  const extra = Array.from({ length: extraTools }, (_, i) => tool(`extra_tool_${i}`));
   const mediation = mediateRequest(bundle, {
     surface: 'openai-chat',
-    body: { model: 'm', messages: [], tools: [tool('search'), tool('delete_repo')] },
+    body: { model: 'm', messages: [], tools: [tool('search'), tool('delete_repo'), ...extra] },
     identity: {},
   });
   return {
@@ -61,24 +67,64 @@ describe('ReceiptRecorder', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('spools valid chained receipts, each schema handed over once', async () => {
+  it('spools valid chained receipts in stored form, each schema and tool set handed over once', async () => {
     const recorder = new ReceiptRecorder(spool);
     for (const id of ['r1', 'r2', 'r3']) {
       const { receipt, schemas } = input(id);
       expect(await recorder.record(receipt, schemas)).toBe(id);
     }
     const records = (await spool.pendingEncoded(10)).map((r) => decodeSpooledReceipt(r.payload));
-    const receipts = records.map((r) => Receipt.parse(JSON.parse(r.receiptJson.toString('utf8'))));
+    const receipts = records.map((r) =>
+      StoredReceipt.parse(JSON.parse(r.receiptJson.toString('utf8'))),
+    );
     expect(receipts.map((r) => r.id)).toEqual(['r1', 'r2', 'r3']);
     expect(verifyChain(receipts)).toEqual({ valid: true, checked: 3 });
-    expect(receipts[0]).toEqual({
-      ...buildReceiptBody(input('r1').receipt),
-      prev_hash: null,
-      hash: records[0]?.hash,
-    });
+    const served = chainReceipt(buildReceiptBody(input('r1').receipt), null);
+    expect(receipts[0]).toEqual(compactReceipt(served).stored);
+    expect(records[0]?.hash).toBe(served.hash);
     expect(Object.keys(records[0]?.schemas ?? {})).toHaveLength(2);
     expect(records[1]?.schemas).toEqual({});
+    // The tool set rides with the first receipt only, filed under the hash they all reference.
+    const setHash = receipts[0]?.tool_set_hash as string;
+    expect(receipts.every((r) => r.tool_set_hash === setHash)).toBe(true);
+    expect(records[0]?.toolSets).toEqual({ [setHash]: toolSetOf(served) });
+    expect(hashCanonical(records[0]?.toolSets[setHash])).toBe(setHash);
+    expect(records[1]?.toolSets).toEqual({});
+    expect(records[2]?.toolSets).toEqual({});
     expect(spool.chainHead()).toBe(receipts[2]?.hash);
+  });
+
+  it('hands a tool set over again when a full spool dropped the record that carried it', async () => {
+    const dropDir = await mkdtemp(join(tmpdir(), 'recorder-drop-'));
+    const small = await Spool.open<SpooledReceipt>({
+      dir: dropDir,
+      maxBytes: 4096,
+      fullPolicy: 'drop',
+      fsync: 'always',
+    });
+    try {
+      const recorder = new ReceiptRecorder(small);
+      const records = async () =>
+        (await small.pendingEncoded(100)).map((r) => decodeSpooledReceipt(r.payload));
+      // Fill the spool with receipts of one tool list, then a new tool list's first receipt
+      // (its carrier) is dropped.
+      for (let i = 0; small.stats().dropped === 0; i++) {
+        await recorder.record(input(`a${i}`).receipt, new Map());
+      }
+      await recorder.record(input('b0', 1).receipt, new Map());
+      expect(small.stats().dropped).toBe(2);
+      // Shipped and acknowledged: room again. The next receipt of that tool list carries it.
+      const stored = await small.pendingEncoded(100);
+      await small.ackThrough(stored.at(-1)?.seq as number);
+      await recorder.record(input('b1', 1).receipt, new Map());
+      const [carrier] = await records();
+      expect(carrier?.id).toBe('b1');
+      const setHash = JSON.parse(carrier?.receiptJson.toString('utf8') as string).tool_set_hash;
+      expect(Object.keys(carrier?.toolSets ?? {})).toEqual([setHash]);
+    } finally {
+      await small.close();
+      await rm(dropDir, { recursive: true, force: true });
+    }
   });
 
   it('makes unique, time-ordered ids (across refills of the random pool)', () => {
