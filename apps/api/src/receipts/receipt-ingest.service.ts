@@ -45,9 +45,9 @@ type SentToolSet = { ok: true; toolSet: ToolSet; json: string } | { ok: false; m
  *   of the batch is rejected too, since the chain cannot continue past a missing link).
  *
  * A `toolgate.receipt.v2` receipt references its tool set by `tool_set_hash`; the set is either
- * stored already or sent with the batch (`tool_sets`). Sent sets a receipt of the batch
- * references are stored in the batch's transaction whatever becomes of that receipt (a gateway
- * sends each set once, with the first receipt using it), so every stored receipt resolves.
+ * stored already or sent with the batch (`tool_sets`). Every valid set sent is stored in the
+ * batch's transaction, whatever becomes of the receipts (a gateway sends each set once, with the
+ * first receipt using it, and later receipts rely on it), so every stored receipt resolves.
  */
 @Injectable()
 export class ReceiptIngestService {
@@ -60,14 +60,14 @@ export class ReceiptIngestService {
   ): Promise<ReceiptIngestResult[]> {
     // Parsing and hashing are the expensive part and need no lock: done before the transaction.
     const checked = items.map((item) => checkItem(gateway, item));
-    const sent = new Map<string, SentToolSet>();
+    const sent = new Map<string, SentToolSet>(
+      Object.entries(toolSets).map(([hash, value]) => [hash, checkToolSet(hash, value)]),
+    );
     const unknown = new Set<string>();
     for (const item of checked) {
-      if (!item.ok || !('tool_set_hash' in item.receipt)) continue;
-      const hash = item.receipt.tool_set_hash;
-      if (Object.hasOwn(toolSets, hash)) {
-        if (!sent.has(hash)) sent.set(hash, checkToolSet(hash, toolSets[hash]));
-      } else unknown.add(hash);
+      if (item.ok && 'tool_set_hash' in item.receipt && !sent.has(item.receipt.tool_set_hash)) {
+        unknown.add(item.receipt.tool_set_hash);
+      }
     }
     const stored = await this.receipts.toolSets([...unknown]);
     const resolved = checked.map((item) => resolveItem(item, sent, stored));

@@ -180,6 +180,18 @@ describe('receipt ingest', () => {
     ]);
   });
 
+  it('keeps a valid tool set sent with a receipt that is rejected: later receipts rely on it', async () => {
+    const client = await gateway('gw-kept-set');
+    const chain = chainOf(bodies('gw-kept-set', 2, 0, ['read_file', 'keep_rejected_sets']));
+    const tampered = { ...(chain[0] as Receipt), model: 'tampered' };
+    const [mismatch] = await ingest(client, 'gw-kept-set', [tampered]);
+    expect(mismatch).toMatchObject({ reason: 'HashMismatch' });
+    expect((await ingest(client, 'gw-kept-set', chain, false)).map((r) => r.result)).toEqual([
+      'created',
+      'created',
+    ]);
+  });
+
   it('still takes toolgate.receipt.v1 receipts (tool set inline) and verifies them', async () => {
     const client = await gateway('gw-v1');
     const v1Chain: Receipt[] = [];

@@ -93,8 +93,8 @@ export class ReceiptsRepository {
           head: heads[0],
           stored: new Map(stored.map((row) => [row.id, row.hash])),
         });
-        // Every valid tool set the batch references is kept, even when its receipt was not
-        // created (rejected, duplicate): later receipts of the gateway rely on it being stored.
+        // Every valid tool set sent is kept, even when the receipt it came with was not created
+        // (rejected, duplicate): later receipts of the gateway rely on it being stored.
         if (toolSets.size > 0) {
           await tx.$executeRaw`
             INSERT INTO tool_sets (hash, body)
