@@ -54,8 +54,8 @@ export function encodeSpooledReceipt(record: {
 }
 
 /**
- * The same layout as pieces to write one after the other (the hot path's receipt comes in
- * pieces, see `chainReceiptBytes`): nothing is joined or copied here.
+ * The same layout as pieces to write one after the other (the spool writes them with one
+ * `pwritev`): the receipt's bytes are not copied here.
  */
 export function spooledReceiptPieces(record: {
   id: string;
