@@ -28,8 +28,9 @@ export function receiptHash(receipt: Linked<ReceiptBody> | Linked<StoredReceiptB
 }
 
 /**
- * `receiptHash` of a stored (or v1) receipt and its JSON text from one serialization: its canonical form
- * (the text hashed) with `hash` appended. For the API's ingest, which stores the text.
+ * `receiptHash` of a stored (or v1) receipt and its JSON text from one serialization: its
+ * canonical form (the text hashed) with `hash` appended. For the API's ingest, which stores the
+ * text.
  */
 export function receiptHashAndJson(receipt: StoredReceipt | ReceiptV1): {
   hash: Sha256Hash;
@@ -93,8 +94,9 @@ export interface ChainVerification {
 }
 
 /**
- * Verifies a gateway's receipts in chain order, in either form (served or stored). `startPrevHash` is the hash the first receipt
- * must point to (null for the start of a chain; a known hash when verifying a window).
+ * Verifies a gateway's receipts in chain order, in either form (served or stored).
+ * `startPrevHash` is the hash the first receipt must point to (null for the start of a chain; a
+ * known hash when verifying a window).
  */
 export function verifyChain(
   receipts: ReadonlyArray<Receipt | StoredReceipt | ReceiptV1>,
