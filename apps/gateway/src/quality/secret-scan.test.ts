@@ -159,17 +159,17 @@ async function traffic(): Promise<string[]> {
   // Secrets in the user's message, and in the tool call the provider answers with.
   for (const stream of [false, true]) {
     const script = `mock: ${JSON.stringify(callWithSecrets)}`;
+    const request = {
+      model: 'gpt-4o-mini',
+      messages: [
+        { role: 'system' as const, content: leakyText() },
+        { role: 'user' as const, content: script },
+      ],
+      tools,
+    };
     if (stream) {
       const { data, response } = await openai.chat.completions
-        .create({
-          model: 'gpt-4o-mini',
-          messages: [
-            { role: 'system', content: leakyText() },
-            { role: 'user', content: script },
-          ],
-          tools,
-          stream: true,
-        })
+        .create({ ...request, stream: true })
         .withResponse();
       let args = '';
       for await (const chunk of data) {
@@ -178,16 +178,7 @@ async function traffic(): Promise<string[]> {
       expect(args).toContain(SECRETS.githubToken); // the agent gets its call, secrets and all
       ids.push(response.headers.get('x-toolgate-receipt-id') as string);
     } else {
-      const { data, response } = await openai.chat.completions
-        .create({
-          model: 'gpt-4o-mini',
-          messages: [
-            { role: 'system', content: leakyText() },
-            { role: 'user', content: script },
-          ],
-          tools,
-        })
-        .withResponse();
+      const { data, response } = await openai.chat.completions.create(request).withResponse();
       const call = data.choices[0]?.message.tool_calls?.[0];
       expect(call?.type === 'function' && call.function.arguments).toContain(SECRETS.awsKey);
       ids.push(response.headers.get('x-toolgate-receipt-id') as string);

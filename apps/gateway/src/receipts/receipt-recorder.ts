@@ -90,7 +90,7 @@ export class ReceiptRecorder implements ReceiptSink {
     const payload = spooledReceiptPieces({
       id: body.id,
       hash: chained.hash,
-      receipt: [Buffer.from(chained.json, 'utf8')],
+      receiptJson: chained.json,
       schemas: pending,
       toolSets,
     });

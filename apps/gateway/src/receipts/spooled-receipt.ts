@@ -42,38 +42,32 @@ const RLEN_PREFIX = '{"rlen":"';
 const RLEN_DIGITS = 10;
 const RECEIPT_KEY = ',"receipt":';
 
-export function encodeSpooledReceipt(record: {
+/** A receipt to spool: its stored-form JSON and what rides with it. */
+export interface SpooledReceiptInput {
   id: string;
   hash: string;
   receiptJson: string;
   schemas: Record<string, JsonObject>;
   toolSets: Record<string, ToolSet>;
-}): Buffer {
-  const receipt = Buffer.from(record.receiptJson, 'utf8');
-  return Buffer.concat(spooledReceiptPieces({ ...record, receipt: [receipt] }));
+}
+
+export function encodeSpooledReceipt(record: SpooledReceiptInput): Buffer {
+  return Buffer.concat(spooledReceiptPieces(record));
 }
 
 /**
  * The same layout as pieces to write one after the other (the spool writes them with one
- * `pwritev`): the receipt's bytes are not copied here.
+ * `pwritev`): nothing is joined here.
  */
-export function spooledReceiptPieces(record: {
-  id: string;
-  hash: string;
-  /** The receipt's UTF-8 JSON, in pieces. */
-  receipt: ReadonlyArray<Buffer>;
-  schemas: Record<string, JsonObject>;
-  toolSets: Record<string, ToolSet>;
-}): Buffer[] {
-  let length = 0;
-  for (const piece of record.receipt) length += piece.length;
-  const rlen = String(length).padStart(RLEN_DIGITS, '0');
+export function spooledReceiptPieces(record: SpooledReceiptInput): Buffer[] {
+  const receipt = Buffer.from(record.receiptJson, 'utf8');
+  const rlen = String(receipt.length).padStart(RLEN_DIGITS, '0');
   return [
     Buffer.from(
       `${RLEN_PREFIX}${rlen}","hash":${JSON.stringify(record.hash)}${RECEIPT_KEY}`,
       'utf8',
     ),
-    ...record.receipt,
+    receipt,
     Buffer.from(
       `,"id":${JSON.stringify(record.id)},"schemas":${JSON.stringify(record.schemas)},"tool_sets":${JSON.stringify(record.toolSets)}}`,
       'utf8',
