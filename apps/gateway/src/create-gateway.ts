@@ -1,52 +1,54 @@
-import { isUtf8 } from 'node:buffer';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import { proxySurface, sendJson, surfaceOfPath } from './proxy/agent-http.ts';
 import { MediatingProxy, type ProxyDependencies } from './proxy/mediating-proxy.ts';
 import { providerError } from './proxy/provider-errors.ts';
 
 export interface GatewayParts extends ProxyDependencies {
-  bodyLimit: number;
   /** Refreshes gauges (spool depth, bundle age) right before `/metrics` is read. */
   collect?: () => void;
 }
 
-/** A body the gateway cannot read: a 400 in the provider's error format. */
-class InvalidBodyError extends Error {
-  readonly statusCode = 400;
-}
-
 /**
- * The gateway's HTTP surface: the two provider-compatible endpoints, health and metrics. Bodies
- * are kept as text: the proxy parses them itself (malformed JSON is a provider-style 400, never
- * forwarded) and forwards the original bytes when mediation changed nothing.
+ * The gateway's HTTP surface: the two provider-compatible endpoints, health and metrics. The
+ * proxy endpoints are served straight from `node:http` (see proxy/agent-http.ts: they carry
+ * every agent request, and Fastify's pipeline was a third of what the gateway added); Fastify
+ * serves the rest and owns the server's lifecycle (listen, close).
  */
 export function createGateway(
   parts: GatewayParts,
-): FastifyInstance<
-  import('node:http').Server,
-  import('node:http').IncomingMessage,
-  import('node:http').ServerResponse,
-  Logger
-> {
+): FastifyInstance<Server, IncomingMessage, ServerResponse, Logger> {
+  const proxy = new MediatingProxy(parts);
+  let closing = false;
   const app = Fastify({
     loggerInstance: parts.log,
     bodyLimit: parts.bodyLimit,
     // Per-request log lines cost throughput on the hot path; metrics and receipts cover requests.
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: true,
+    serverFactory: (fastify) =>
+      createServer((request, response) => {
+        const surface = proxySurface(request);
+        if (surface === undefined) return fastify(request, response);
+        if (closing) {
+          // As Fastify does for its own routes while closing.
+          const message = 'gateway is shutting down; retry';
+          sendJson(response, 503, JSON.stringify(providerError(surface, 503, message)), {
+            connection: 'close',
+          });
+          return;
+        }
+        void proxy.handle(surface, request, response);
+      }),
   });
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  // No Fastify route reads a body: any content type is accepted (and ignored), so a POST to a
+  // path that does not exist is a 404 rather than a 415.
   app.removeAllContentTypeParsers();
-  // Bytes, checked to be UTF-8 (simdutf, no copy) before decoding: a lenient decode would turn
-  // invalid bytes into U+FFFD and forward a request the agent never sent.
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => {
-    const bytes = body as Buffer;
-    if (!isUtf8(bytes)) return done(new InvalidBodyError('request body is not valid UTF-8'));
-    done(null, bytes.toString('utf8'));
-  });
-  const proxy = new MediatingProxy(parts);
-
-  app.post('/v1/chat/completions', (request, reply) => proxy.handle('openai-chat', request, reply));
-  app.post('/v1/messages', (request, reply) => proxy.handle('anthropic-messages', request, reply));
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
@@ -64,7 +66,7 @@ export function createGateway(
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const status = error.statusCode && error.statusCode < 500 ? error.statusCode : 500;
     if (status >= 500) parts.log.error({ err: error }, 'gateway request failed');
-    const surface = request.url.startsWith('/v1/messages') ? 'anthropic-messages' : 'openai-chat';
+    const surface = surfaceOfPath(request.url);
     const message =
       status === 413
         ? 'request body is too large'

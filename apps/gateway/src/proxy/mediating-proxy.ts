@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import {
   type BindableIdentity,
@@ -16,12 +17,12 @@ import {
   stringifyJsonObject,
   ValidationError,
 } from '@toolgate/core';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Logger } from 'pino';
 import type { ActiveBundle, BundleStore } from '../bundle/bundle-store.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
+import { readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
 import { providerError } from './provider-errors.ts';
 import { toolgateTokenIn, type Upstreams } from './upstream.ts';
 
@@ -36,6 +37,8 @@ export interface ProxyDependencies {
   recorder: ReceiptSink;
   metrics: GatewayMetrics;
   log: Logger;
+  /** Largest request body accepted, in bytes; larger ones get a 413. */
+  bodyLimit: number;
   /** Injected clock (tests); wall time by default. */
   now?: () => number;
 }
@@ -54,6 +57,8 @@ interface RequestRecord {
 
 interface Finished {
   status: number;
+  /** The provider's headers passed on to the agent. */
+  headers?: Record<string, string | string[]>;
   error?: string;
   evidence?: ResponseEvidence;
   upstreamMs: number;
@@ -75,9 +80,34 @@ export class MediatingProxy {
     this.now = deps.now ?? Date.now;
   }
 
-  async handle(surface: Surface, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  /**
+   * Serves one agent request to the end. Never rejects: a failure of the gateway itself is a
+   * provider-style 500 (or, once the answer has started, a cut connection) and a log line.
+   */
+  async handle(surface: Surface, request: IncomingMessage, reply: ServerResponse): Promise<void> {
+    try {
+      await this.serve(surface, request, reply);
+    } catch (error) {
+      this.deps.log.error({ err: error }, 'gateway request failed');
+      if (reply.headersSent) reply.destroy();
+      else this.refuse(reply, surface, 500, 'gateway error');
+    }
+  }
+
+  private async serve(
+    surface: Surface,
+    request: IncomingMessage,
+    reply: ServerResponse,
+  ): Promise<void> {
     const receivedAt = this.now();
     const started = performance.now();
+    let raw: string;
+    try {
+      raw = await readBody(request, this.deps.bodyLimit);
+    } catch (error) {
+      if (!(error instanceof UnreadableBodyError)) throw error;
+      return this.refuse(reply, surface, error.status, error.message);
+    }
     const { metrics } = this.deps;
     const active = this.deps.bundles.current();
     if (!active)
@@ -86,7 +116,6 @@ export class MediatingProxy {
       metrics.spoolRejected.inc();
       return this.refuse(reply, surface, 503, 'gateway receipt spool is full; retry later');
     }
-    const raw = typeof request.body === 'string' ? request.body : '';
     let body: unknown;
     try {
       body = this.parser.parse(raw);
@@ -132,8 +161,8 @@ export class MediatingProxy {
       throw error;
     }
     const abort = new AbortController();
-    reply.raw.on('close', () => {
-      if (!reply.raw.writableFinished) abort.abort();
+    reply.on('close', () => {
+      if (!reply.writableFinished) abort.abort();
     });
     if (mediation.stream) await this.forwardStream(record, outgoing, request, reply, abort.signal);
     else await this.forwardJson(record, outgoing, request, reply, abort.signal);
@@ -143,8 +172,8 @@ export class MediatingProxy {
   private async forwardJson(
     record: RequestRecord,
     outgoing: string,
-    request: FastifyRequest,
-    reply: FastifyReply,
+    request: IncomingMessage,
+    reply: ServerResponse,
     signal: AbortSignal,
   ): Promise<void> {
     const { surface } = record;
@@ -157,11 +186,11 @@ export class MediatingProxy {
       const text = await response.body.text();
       const upstreamMs = performance.now() - upstreamStarted;
       this.deps.metrics.upstreamSeconds.observe({ surface }, upstreamMs / 1000);
-      passHeaders(response.headers, reply);
+      const headers = passedHeaders(response.headers, {});
       status = response.statusCode;
       if (status >= 400) {
         payload = text;
-        finished = { status, error: scrubSecrets(errorMessage(text)), upstreamMs };
+        finished = { status, headers, error: scrubSecrets(errorMessage(text)), upstreamMs };
       } else {
         const parsed = safeJson(text);
         if (parsed === undefined) {
@@ -169,12 +198,17 @@ export class MediatingProxy {
           payload = JSON.stringify(
             providerError(surface, 502, 'upstream answered with malformed JSON'),
           );
-          finished = { status, error: 'upstream answered with malformed JSON', upstreamMs };
+          finished = {
+            status,
+            headers,
+            error: 'upstream answered with malformed JSON',
+            upstreamMs,
+          };
         } else {
           const enforced = enforceResponseBody(parsed, record.mediation.response);
           this.countBlocked(surface, enforced.evidence);
           payload = JSON.stringify(enforced.body);
-          finished = { status, evidence: enforced.evidence, upstreamMs };
+          finished = { status, headers, evidence: enforced.evidence, upstreamMs };
         }
       }
     } catch (error) {
@@ -197,8 +231,8 @@ export class MediatingProxy {
   private async forwardStream(
     record: RequestRecord,
     outgoing: string,
-    request: FastifyRequest,
-    reply: FastifyReply,
+    request: IncomingMessage,
+    reply: ServerResponse,
     signal: AbortSignal,
   ): Promise<void> {
     const { surface } = record;
@@ -224,25 +258,28 @@ export class MediatingProxy {
     if (response.statusCode >= 400 || !contentType.includes('text/event-stream')) {
       const text = await response.body.text();
       const upstreamMs = performance.now() - upstreamStarted;
-      passHeaders(response.headers, reply);
+      const headers = passedHeaders(response.headers, {});
       const error =
         response.statusCode >= 400 ? scrubSecrets(errorMessage(text)) : 'upstream did not stream';
       const status = response.statusCode >= 400 ? response.statusCode : 502;
       const payload = status === 502 ? JSON.stringify(providerError(surface, 502, error)) : text;
-      return this.answerJson(record, reply, status, payload, { status, error, upstreamMs });
+      return this.answerJson(record, reply, status, payload, {
+        status,
+        headers,
+        error,
+        upstreamMs,
+      });
     }
 
-    reply.hijack();
-    const headers: Record<string, string> = {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      [RECEIPT_HEADER]: record.id,
-    };
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (PASSED_HEADERS.test(name) && typeof value === 'string') headers[name] = value;
-    }
-    reply.raw.writeHead(200, headers);
+    reply.writeHead(
+      200,
+      passedHeaders(response.headers, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        [RECEIPT_HEADER]: record.id,
+      }),
+    );
     const mediator = createStreamMediator(record.mediation.response);
     let error: string | undefined;
     let streamStatus = 200;
@@ -250,7 +287,7 @@ export class MediatingProxy {
     try {
       for await (const chunk of response.body) {
         const out = mediator.push(chunk as Uint8Array);
-        if (out && !reply.raw.write(out)) await once(reply.raw, 'drain');
+        if (out && !reply.write(out)) await once(reply, 'drain');
       }
       tail = mediator.end();
     } catch (cause) {
@@ -282,30 +319,28 @@ export class MediatingProxy {
       tail = streamErrorEvent(surface, 'gateway could not record this request');
     }
     this.deps.metrics.requests.inc({ surface, status: String(status) });
-    if (!reply.raw.destroyed) reply.raw.end(tail);
+    if (!reply.destroyed) reply.end(tail);
   }
 
   private async answerJson(
     record: RequestRecord,
-    reply: FastifyReply,
+    reply: ServerResponse,
     status: number,
     payload: string,
     finished: Finished,
   ): Promise<void> {
     if (!(await this.spool(record, finished, reply))) return;
     this.deps.metrics.requests.inc({ surface: record.surface, status: String(status) });
-    await reply
-      .status(status)
-      .header('content-type', 'application/json')
-      .header(RECEIPT_HEADER, record.id)
-      .send(payload);
+    const headers = finished.headers ?? {};
+    headers[RECEIPT_HEADER] = record.id;
+    sendJson(reply, status, payload, headers);
   }
 
   /** Spools the receipt; false (and a 503 already sent) when the spool refused it. */
   private async spool(
     record: RequestRecord,
     finished: Finished,
-    reply: FastifyReply,
+    reply: ServerResponse,
   ): Promise<boolean> {
     try {
       await this.deps.recorder.record(
@@ -317,12 +352,12 @@ export class MediatingProxy {
       if (error instanceof SpoolFailedError) {
         // A write or fsync failed (the spool stopped): answer without a receipt? Never.
         this.deps.log.error({ err: error, receipt: record.id }, 'receipt could not be spooled');
-        await this.refuse(reply, record.surface, 503, 'gateway cannot record receipts right now');
+        this.refuse(reply, record.surface, 503, 'gateway cannot record receipts right now');
         return false;
       }
       if (!(error instanceof SpoolFullError)) throw error;
       this.deps.metrics.spoolRejected.inc();
-      await this.refuse(reply, record.surface, 503, 'gateway receipt spool is full; retry later');
+      this.refuse(reply, record.surface, 503, 'gateway receipt spool is full; retry later');
       return false;
     }
   }
@@ -346,12 +381,9 @@ export class MediatingProxy {
     };
   }
 
-  private async refuse(reply: FastifyReply, surface: Surface, status: number, message: string) {
+  private refuse(reply: ServerResponse, surface: Surface, status: number, message: string): void {
     this.deps.metrics.requests.inc({ surface, status: String(status) });
-    await reply
-      .status(status)
-      .header('content-type', 'application/json')
-      .send(providerError(surface, status, message));
+    sendJson(reply, status, JSON.stringify(providerError(surface, status, message)));
   }
 
   private countBlocked(surface: Surface, evidence: ResponseEvidence): void {
@@ -372,7 +404,7 @@ function isTooDeep(error: unknown): boolean {
   return error instanceof RangeError && /call stack/i.test(error.message);
 }
 
-function identityClaims(headers: FastifyRequest['headers']): IdentityClaims {
+function identityClaims(headers: IncomingHttpHeaders): IdentityClaims {
   const pick = (name: string) => {
     const value = headers[name];
     return typeof value === 'string' && value.length > 0 && value.length <= 256 ? value : undefined;
@@ -392,7 +424,7 @@ function identityClaims(headers: FastifyRequest['headers']): IdentityClaims {
  * Bearer tg_…`, `x-api-key: tg_…`) when the agent uses its Toolgate token as the API key — the
  * gateway then holds the provider key. Never forwarded upstream (see Upstreams).
  */
-function toolgateToken(headers: FastifyRequest['headers']): string | undefined {
+function toolgateToken(headers: IncomingHttpHeaders): string | undefined {
   const explicit = headers['x-toolgate-token'];
   if (typeof explicit === 'string' && explicit.length > 0) return explicit;
   for (const value of [headers.authorization, headers['x-api-key']]) {
@@ -402,10 +434,16 @@ function toolgateToken(headers: FastifyRequest['headers']): string | undefined {
   return undefined;
 }
 
-function passHeaders(headers: Record<string, string | string[] | undefined>, reply: FastifyReply) {
-  for (const [name, value] of Object.entries(headers)) {
-    if (PASSED_HEADERS.test(name) && value !== undefined) reply.header(name, value);
+/** `into`, plus the provider's headers worth passing on to the agent. */
+function passedHeaders(
+  upstream: Record<string, string | string[] | undefined>,
+  into: Record<string, string | string[]>,
+): Record<string, string | string[]> {
+  for (const name in upstream) {
+    const value = upstream[name];
+    if (value !== undefined && PASSED_HEADERS.test(name)) into[name] = value;
   }
+  return into;
 }
 
 function upstreamFailure(error: unknown): { status: number; message: string } {

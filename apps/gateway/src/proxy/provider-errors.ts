@@ -23,6 +23,7 @@ function anthropicType(status: number): string {
   if (status === 400 || status === 422) return 'invalid_request_error';
   if (status === 401) return 'authentication_error';
   if (status === 403) return 'permission_error';
+  if (status === 413) return 'request_too_large';
   if (status === 429) return 'rate_limit_error';
   if (status === 503 || status === 529) return 'overloaded_error';
   return 'api_error';

@@ -1,0 +1,112 @@
+import { Agent, request } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ReceiptSink } from '../receipts/receipt-recorder.ts';
+import { startTestGateway, type TestGateway } from '../testing/test-gateway.ts';
+
+const BODY_LIMIT = 64 * 1024;
+const chat = (content = 'hi') =>
+  JSON.stringify({ model: 'm', messages: [{ role: 'user', content }] });
+
+/** The proxy routes on plain node:http: routing, body limits and failures as Fastify did them. */
+describe('the proxy routes', () => {
+  let gw: TestGateway;
+  // One connection, so a refused request's leftovers would break the next one if not discarded.
+  const oneConnection = new Agent({ connections: 1, pipelining: 1 });
+  beforeAll(async () => {
+    gw = await startTestGateway({ bodyLimit: BODY_LIMIT });
+    await gw.applyPolicies([]);
+  });
+  afterAll(async () => {
+    await oneConnection.close();
+    await gw.close();
+  });
+
+  it('serves a request whose path has a query string, like a provider would', async () => {
+    const response = await fetch(`${gw.url}/v1/chat/completions?api-version=2024-10-21`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: chat(),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('x-toolgate-receipt-id')).toMatch(/^rcpt_/);
+    expect(((await response.json()) as { object: string }).object).toBe('chat.completion');
+  });
+
+  it('leaves other methods and paths to the 404 handler, in the provider format', async () => {
+    for (const [method, path] of [
+      ['GET', '/v1/chat/completions'],
+      ['POST', '/v1/chat/completions/'],
+      ['POST', '/v1/messages/batches'],
+    ] as const) {
+      const response = await fetch(gw.url + path, {
+        method,
+        ...(method === 'POST' ? { body: chat(), headers: { 'content-type': 'text/plain' } } : {}),
+      });
+      expect(response.status, `${method} ${path}`).toBe(404);
+      const body = (await response.json()) as { error: { message: string } };
+      expect(body.error.message).toBe(`no route ${method} ${path}`);
+    }
+  });
+
+  it('refuses a streamed (chunked) body over the limit with a 413, and the connection lives on', async () => {
+    const seen = gw.mock.requests.last(100).length;
+    const huge = chat('x'.repeat(BODY_LIMIT));
+    async function* chunked() {
+      for (let at = 0; at < huge.length; at += 4096) yield Buffer.from(huge.slice(at, at + 4096));
+    }
+    const refused = await request(`${gw.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: chunked(),
+      dispatcher: oneConnection,
+    });
+    expect(refused.statusCode).toBe(413);
+    expect(await refused.body.json()).toEqual({
+      type: 'error',
+      error: { type: 'request_too_large', message: 'request body is too large' },
+    });
+    const next = await request(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: chat(),
+      dispatcher: oneConnection,
+    });
+    expect(next.statusCode).toBe(200);
+    await next.body.dump();
+    expect(gw.mock.requests.last(100).length).toBe(seen + 1);
+  });
+});
+
+describe('a failure of the gateway itself', () => {
+  let gw: TestGateway;
+  const broken: ReceiptSink = {
+    full: () => false,
+    record: () => Promise.reject(new Error('recorder bug: /srv/secret/path at line 12')),
+  };
+  beforeAll(async () => {
+    gw = await startTestGateway({ recorder: broken });
+    await gw.applyPolicies([]);
+  });
+  afterAll(() => gw.close());
+
+  it('is a provider-style 500 that says nothing of the internals', async () => {
+    for (const [path, type] of [
+      ['/v1/chat/completions', undefined],
+      ['/v1/messages', 'error'],
+    ] as const) {
+      const response = await fetch(gw.url + path, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: chat(),
+      });
+      expect(response.status, path).toBe(500);
+      const text = await response.text();
+      expect(text).not.toContain('secret');
+      const body = JSON.parse(text) as { type?: string; error: { message: string } };
+      expect(body.type).toBe(type);
+      expect(body.error.message).toBe('gateway error');
+    }
+    expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,95 @@
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Surface } from '@toolgate/core';
+
+/**
+ * The agent's side of the two proxy routes in plain `node:http`: routing, reading the body and
+ * writing JSON answers. These routes carry every agent request, so they skip Fastify's
+ * request/reply pipeline (hooks, content-type parsers, reply serialization): it cost ~0.2 ms a
+ * request, a third of what the gateway adds. Health, readiness, metrics and 404s stay on Fastify.
+ */
+
+const PROXY_ROUTES: ReadonlyMap<string, Surface> = new Map([
+  ['/v1/chat/completions', 'openai-chat'],
+  ['/v1/messages', 'anthropic-messages'],
+]);
+
+/** The provider surface a request is for, or undefined when it is not a proxy request. */
+export function proxySurface(request: IncomingMessage): Surface | undefined {
+  if (request.method !== 'POST') return undefined;
+  const url = request.url ?? '';
+  const query = url.indexOf('?');
+  return PROXY_ROUTES.get(query === -1 ? url : url.slice(0, query));
+}
+
+/** The surface whose error format answers a request that matched no route. */
+export function surfaceOfPath(url: string): Surface {
+  return url.startsWith('/v1/messages') ? 'anthropic-messages' : 'openai-chat';
+}
+
+/** An agent request the gateway cannot read: answered with this status, never forwarded. */
+export class UnreadableBodyError extends Error {
+  constructor(
+    readonly status: 400 | 413,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The request body as text, at most `limit` bytes, checked to be UTF-8 (simdutf, no copy)
+ * before decoding: a lenient decode would turn invalid bytes into U+FFFD and forward a request
+ * the agent never sent. Whatever is left unread of a refused body, Node discards once the answer
+ * is sent, keeping the connection usable.
+ */
+export function readBody(request: IncomingMessage, limit: number): Promise<string> {
+  const tooLarge = () => new UnreadableBodyError(413, 'request body is too large');
+  const declared = Number(request.headers['content-length']);
+  if (declared > limit) return Promise.reject(tooLarge());
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const onData = (chunk: Buffer) => {
+      length += chunk.length;
+      if (length > limit) {
+        stop();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length);
+      if (!isUtf8(bytes)) reject(new UnreadableBodyError(400, 'request body is not valid UTF-8'));
+      else resolve(bytes.toString('utf8'));
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(new UnreadableBodyError(400, `request body could not be read: ${error.message}`));
+    };
+    const stop = () => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+    };
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+  });
+}
+
+/** A complete JSON answer: status, headers and body in one write. */
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  payload: string,
+  headers: Record<string, string | string[]> = {},
+): void {
+  if (response.destroyed) return;
+  headers['content-type'] = 'application/json';
+  headers['content-length'] = String(Buffer.byteLength(payload));
+  response.writeHead(status, headers);
+  response.end(payload);
+}
