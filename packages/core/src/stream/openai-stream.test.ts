@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fakeContext } from '../response/fake-response-context.ts';
 import { enforceOpenAIResponse } from '../response/openai-response.ts';
 import type { ResponseContext } from '../response/response-context.ts';
-import { createOpenAIStreamMediator } from './openai-stream.ts';
+import { certainlyNoWork, createOpenAIStreamMediator, needsWork } from './openai-stream.ts';
 import { createSseParser } from './sse.ts';
 
 // --- fixtures shaped like real `stream: true, stream_options: {include_usage: true}` output ---
@@ -492,5 +492,65 @@ describe('createOpenAIStreamMediator', () => {
     const evidence = mediator.evidence();
     evidence.tool_calls.length = 0;
     expect(mediator.evidence().tool_calls).toHaveLength(3);
+  });
+});
+
+describe('certainlyNoWork (text deltas pass without being parsed)', () => {
+  it('says so for text deltas, and not for anything the mediator acts on', () => {
+    const text = (value: Json) => JSON.stringify(value);
+    expect(certainlyNoWork(text(chunk({ role: 'assistant', content: '' })))).toBe(true);
+    expect(certainlyNoWork(text(chunk({ content: 'say "finish_reason": "stop"' })))).toBe(true);
+    expect(certainlyNoWork('{"choices":[{"delta":{},"finish_reason" :\n null}]}')).toBe(true);
+    expect(certainlyNoWork(text(usageChunk))).toBe(true);
+    for (const acted of [
+      text(chunk({}, 'stop')),
+      text(chunk({}, 'tool_calls')),
+      text(chunk(first(0, 'call_1', 'search'))),
+      text(chunk({ function_call: { name: 'f', arguments: '' } })),
+      text(chunk({ annotations: [] })),
+      '{"choices":[{"delta":{"tool\\u005fcalls":[]}}]}',
+      '{"choices":[{"delta":{},"finish\\u005freason":"stop"}]}',
+      '{"choices":[{"delta":{},"finish_reason":null,"finish_reason":"stop"}]}',
+    ]) {
+      expect(certainlyNoWork(acted), acted).toBe(false);
+    }
+  });
+
+  it('never says so for a chunk that needs work, however it is written', () => {
+    const KEYS = ['content', 'role', 'refusal', 'tool_calls', 'function_call', 'annotations'];
+    const delta = fc.dictionary(
+      fc.oneof(fc.constantFrom(...KEYS), fc.string({ maxLength: 6 })),
+      fc.oneof(fc.constant(null), fc.string({ maxLength: 12 }), fc.constant([])),
+      { maxKeys: 3 },
+    );
+    const choice = fc.record(
+      {
+        index: fc.nat(3),
+        delta,
+        finish_reason: fc.constantFrom(null, 'stop', 'tool_calls', 'length'),
+      },
+      { requiredKeys: ['index'] },
+    );
+    // Some characters of the keys written as \u escapes, some spaces added: what a provider may
+    // legally send.
+    const written = fc.tuple(fc.array(choice, { maxLength: 3 }), fc.nat(), fc.boolean()).map(
+      ([choices, seed, spaced]) => {
+        let json = JSON.stringify({ ...META, choices });
+        const underscores = json.split('_').length - 1;
+        let nth = seed % (underscores + 1);
+        json = json.replace(/_([a-z])/g, (match, c: string) =>
+          nth-- === 0 ? `\\u005f${c}` : match,
+        );
+        if (spaced) json = json.replaceAll('":', '" : ');
+        return json;
+      },
+    );
+    fc.assert(
+      fc.property(written, (data) => {
+        const parsed = JSON.parse(data) as { choices: unknown[] };
+        if (certainlyNoWork(data)) expect(needsWork(parsed.choices)).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
   });
 });

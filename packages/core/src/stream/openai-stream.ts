@@ -213,6 +213,10 @@ export function createOpenAIStreamMediator(ctx: ResponseContext): StreamMediator
       out.push(serializeSse(event));
       return;
     }
+    if (certainlyNoWork(event.data)) {
+      out.push(serializeSse(event));
+      return;
+    }
     const chunk = parseJson(event.data);
     if (!isJsonObject(chunk) || !Array.isArray(chunk.choices) || !needsWork(chunk.choices)) {
       out.push(serializeSse(event));
@@ -263,7 +267,7 @@ function mergeFragment(call: PendingCall, fragment: JsonObject) {
 }
 
 /** Whether any choice carries something the mediator acts on. */
-function needsWork(choices: unknown[]): boolean {
+export function needsWork(choices: unknown[]): boolean {
   for (const choice of choices) {
     if (!isJsonObject(choice)) continue;
     if (choice.finish_reason != null) return true;
@@ -276,6 +280,48 @@ function needsWork(choices: unknown[]): boolean {
     }
   }
   return false;
+}
+
+const FINISH_REASON_KEY = '"finish_reason"';
+
+/**
+ * Whether an event's text shows, without parsing it, that {@link needsWork} would be false:
+ * no `tool_calls`, `function_call` or `annotations` anywhere in it, and every
+ * `"finish_reason"` member `null`. Most chunks of a stream are text deltas, and parsing each
+ * one cost more than everything else the proxy does with it. Conservative: a `false` only means
+ * the event is parsed. Exact where it says `true`: with no `\u` escape in the text, a key can
+ * only be written literally, so a key missing from the text is missing from the parsed value;
+ * and `"finish_reason"` with both quotes bare is never inside a string (a quote in a string is
+ * escaped), so every member of that name is among the occurrences checked.
+ */
+export function certainlyNoWork(data: string): boolean {
+  if (
+    data.includes('\\u') ||
+    data.includes('tool_calls') ||
+    data.includes('function_call') ||
+    data.includes('annotations')
+  ) {
+    return false;
+  }
+  for (let at = data.indexOf(FINISH_REASON_KEY); at !== -1; ) {
+    let i = skipJsonSpace(data, at + FINISH_REASON_KEY.length);
+    if (data.charCodeAt(i) !== COLON) return false;
+    i = skipJsonSpace(data, i + 1);
+    if (!data.startsWith('null', i)) return false;
+    at = data.indexOf(FINISH_REASON_KEY, i + 4);
+  }
+  return true;
+}
+
+const COLON = 0x3a;
+
+function skipJsonSpace(text: string, from: number): number {
+  let i = from;
+  for (;;) {
+    const code = text.charCodeAt(i);
+    if (code !== 0x20 && code !== 0x0a && code !== 0x0d && code !== 0x09) return i;
+    i++;
+  }
 }
 
 function hasValue(object: JsonObject): boolean {

@@ -173,6 +173,7 @@ function stripSpace(value: string): string {
 }
 
 const LINE_BREAK = /\r\n|\r|\n/;
+const HAS_LINE_BREAK = /[\r\n]/;
 
 /**
  * Serializes one event as SSE text ending with the blank line that dispatches it:
@@ -181,6 +182,16 @@ const LINE_BREAK = /\r\n|\r|\n/;
  * `data:` line.
  */
 export function serializeSse(event: SseEvent): string {
+  if (
+    event.comment === undefined &&
+    event.event === undefined &&
+    event.id === undefined &&
+    event.retry === undefined &&
+    !HAS_LINE_BREAK.test(event.data)
+  ) {
+    // The common case (one `data:` line, nothing else) without splitting.
+    return `data: ${event.data}\n\n`;
+  }
   let out = '';
   if (event.comment !== undefined) {
     for (const line of event.comment.split(LINE_BREAK)) out += `: ${line}\n`;
