@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReceiptSink } from '../receipts/receipt-recorder.ts';
@@ -58,7 +59,7 @@ describe('the proxy routes', () => {
     const refused = await request(`${gw.url}/v1/messages`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: chunked(),
+      body: Readable.from(chunked()),
       dispatcher: oneConnection,
     });
     expect(refused.statusCode).toBe(413);

@@ -986,6 +986,31 @@ describe('mediateRequest properties', () => {
     );
   });
 
+  it('8b. gives a frozen request seen before (a tool list shared by the parser) what a fresh one gets', () => {
+    fc.assert(
+      fc.property(scenarioArb(), (s) => {
+        const fresh = JSON.parse(JSON.stringify(s)) as Scenario;
+        const expected = mediate(fresh, compileBundle({ policies: s.policies, memoSize: 0 }));
+        deepFreeze(s);
+        const bundle = bundleOf(s);
+        mediate(s, bundle);
+        // The second time, what was read and decided from the frozen list is reused.
+        const again = mediate(s, bundle);
+        expect(JSON.stringify(again.body)).toBe(JSON.stringify(expected.body));
+        expect(JSON.stringify(again.mediation)).toBe(JSON.stringify(expected.mediation));
+        expect(JSON.stringify(again.tools)).toBe(JSON.stringify(expected.tools));
+        for (const t of expected.tools) {
+          for (const name of [t.name, t.provider_name ?? t.name]) {
+            expect(again.response.decideCall('id', name, '{}')).toEqual(
+              expected.response.decideCall('id', name, '{}'),
+            );
+          }
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('9. maps every provider-facing name back to the agent’s own name', () => {
     const roundTrip = (s: Scenario) => {
       const result = mediate(s);

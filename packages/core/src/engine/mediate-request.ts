@@ -432,13 +432,49 @@ function finalizeProviderNames(entries: Entry[], adapter: SurfaceAdapter, rewrit
   });
 }
 
+/** What writing the provider request needs from a catalog outcome, whatever the request. */
+interface CatalogEdits {
+  /** The tools in the provider's `tools` array. */
+  visible: ReadonlyArray<Entry>;
+  /** Agent name → provider name, for the agent's own function tools the provider knows renamed. */
+  renames: ReadonlyMap<string, string>;
+  /** Request-level tools the provider must not see: hidden, or replaced by a function tool. */
+  hiddenRequestLevel: ReadonlyArray<RequestTool>;
+}
+
+/** Per catalog outcome: a memoized one is shared by every request that sends its catalog. */
+const CATALOG_EDITS = new WeakMap<CatalogOutcome, CatalogEdits>();
+
+function catalogEdits(catalog: CatalogOutcome): CatalogEdits {
+  const known = CATALOG_EDITS.get(catalog);
+  if (known !== undefined) return known;
+  const entries = catalog.entries as ReadonlyArray<Entry>;
+  const visible = entries.filter((e) => e.inTools && e.visible);
+  const renames = new Map<string, string>();
+  for (const e of visible) {
+    if (e.tool.origin === 'tools' && e.tool.kind === 'function' && e.providerName !== e.tool.name) {
+      renames.set(e.tool.name, e.providerName);
+    }
+  }
+  const edits: CatalogEdits = {
+    visible,
+    renames,
+    hiddenRequestLevel: entries
+      .filter((e) => e.tool.origin !== 'tools' && e.tool.origin !== 'hosted')
+      .filter((e) => !e.visible || e.inTools)
+      .map((e) => e.tool),
+  };
+  // Only a frozen (memoized) outcome cannot change after this.
+  if (Object.isFrozen(catalog)) CATALOG_EDITS.set(catalog, edits);
+  return edits;
+}
+
 function writeRequest(
   body: JsonObject,
   catalog: CatalogOutcome,
   adapter: SurfaceAdapter,
 ): JsonObject {
-  const { entries } = catalog;
-  const visible = entries.filter((e) => e.inTools && e.visible);
+  const { visible, renames, hiddenRequestLevel } = catalogEdits(catalog);
   const byAgentName = (name: string) => visible.find((e) => e.tool.name === name);
   const choice = adapter.readToolChoice(body);
   let toolChoice: JsonValue | undefined;
@@ -450,20 +486,10 @@ function writeRequest(
     const names = choice.names.flatMap((n) => byAgentName(n)?.providerName ?? []);
     toolChoice = names.length > 0 ? adapter.renameToolChoice(choice, names) : undefined;
   }
-  const renames = new Map<string, string>();
-  for (const e of visible) {
-    if (e.tool.origin === 'tools' && e.tool.kind === 'function' && e.providerName !== e.tool.name) {
-      renames.set(e.tool.name, e.providerName);
-    }
-  }
   return adapter.writeRequest(body, {
     declarations: catalog.declarations,
     toolChoice,
-    // Request-level tools the provider must not see: hidden, or replaced by a function tool.
-    hiddenRequestLevel: entries
-      .filter((e) => e.tool.origin !== 'tools' && e.tool.origin !== 'hosted')
-      .filter((e) => !e.visible || e.inTools)
-      .map((e) => e.tool),
+    hiddenRequestLevel,
     renames,
   });
 }

@@ -56,16 +56,36 @@ const HOSTED_CAPABILITY: Record<string, string> = {
 };
 const MCP_EVENTS = new Set(['mcp_tool_use', 'mcp_tool_result']);
 
-/** Builds the response-side judge for one mediated request. */
-export function createResponseContext(input: ResponseContextInput): ResponseContext {
-  const { bundle, facts } = input;
+interface CallableTools {
+  /** Provider name → the tool the provider may call by it. */
+  callable: ReadonlyMap<string, MediatedTool>;
+  /** Agent and provider names of hidden tools (a call to one is blocked as `hidden`). */
+  hiddenNames: ReadonlySet<string>;
+}
+
+/** Per tool list: a memoized catalog's list is shared by every request that sends it. */
+const CALLABLE = new WeakMap<ReadonlyArray<MediatedTool>, CallableTools>();
+
+function callableTools(tools: ReadonlyArray<MediatedTool>): CallableTools {
+  const known = CALLABLE.get(tools);
+  if (known !== undefined) return known;
   const callable = new Map<string, MediatedTool>();
   const hiddenNames = new Set<string>();
-  for (const t of input.tools) {
+  for (const t of tools) {
     if (!t.inTools) continue;
     if (t.visible) callable.set(t.providerName, t);
     else hiddenNames.add(t.tool.name).add(t.providerName);
   }
+  const computed = { callable, hiddenNames };
+  // Only a frozen list cannot change after this (a memoized catalog's is deep-frozen).
+  if (Object.isFrozen(tools)) CALLABLE.set(tools, computed);
+  return computed;
+}
+
+/** Builds the response-side judge for one mediated request. */
+export function createResponseContext(input: ResponseContextInput): ResponseContext {
+  const { bundle, facts } = input;
+  const { callable, hiddenNames } = callableTools(input.tools);
   const hideRules = bundle.rules.filter(
     (r) => r.mode !== 'observe' && r.rule.action === 'hide' && r.appliesTo(facts),
   );

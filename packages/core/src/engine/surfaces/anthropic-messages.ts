@@ -2,9 +2,16 @@ import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-v
 import type { ExecutedBy } from '../../resources/vocabulary.ts';
 import type { FunctionParts, RequestTool, SurfaceAdapter } from '../request-tool.ts';
 import { declaredByName } from './openai-chat.ts';
-import { nonEmptyString, RequestProblems, readToolArray, withKey } from './request-fields.ts';
+import {
+  nonEmptyString,
+  RequestProblems,
+  readToolArray,
+  ToolListMemo,
+  withKey,
+} from './request-fields.ts';
 
 const KIND = 'MessagesRequest';
+const LISTS = new ToolListMemo();
 
 /**
  * Anthropic-defined tool types by prefix: who runs them and which contract they fall under.
@@ -29,40 +36,7 @@ const NATIVE_TOOL_TYPES: ReadonlyArray<{
 export const anthropicMessagesAdapter: SurfaceAdapter = {
   readTools(body) {
     const problems = new RequestProblems(KIND);
-    const tools: RequestTool[] = [];
-    for (const [index, raw] of readToolArray(body, problems).entries()) {
-      const name = nonEmptyString(raw.name, `tools[${index}].name`, problems);
-      if (!name) continue;
-      const type = raw.type;
-      if (type === undefined || type === null || type === 'custom') {
-        tools.push({
-          name,
-          type: 'function',
-          kind: 'function',
-          declaredBy: declaredByName(name),
-          executedBy: 'agent',
-          raw,
-          origin: 'tools',
-          index,
-        });
-      } else if (typeof type !== 'string') {
-        problems.add(`tools[${index}].type`, 'must be a string');
-      } else {
-        const native = NATIVE_TOOL_TYPES.find((t) => type.startsWith(t.prefix));
-        const executedBy = native?.executedBy ?? 'provider';
-        tools.push({
-          name,
-          type,
-          kind: 'provider',
-          declaredBy: executedBy === 'provider' ? 'provider' : 'agent',
-          executedBy,
-          ...(native?.capability ? { capability: native.capability } : {}),
-          raw,
-          origin: 'tools',
-          index,
-        });
-      }
-    }
+    const tools = LISTS.read(body, problems, () => listTools(body, problems));
     const servers = body.mcp_servers;
     if (servers !== undefined && servers !== null) {
       if (!Array.isArray(servers)) problems.add('mcp_servers', 'must be an array');
@@ -139,6 +113,45 @@ export const anthropicMessagesAdapter: SurfaceAdapter = {
     return out;
   },
 };
+
+/** The tools of `body.tools` (function tools and the provider's own). */
+function listTools(body: JsonObject, problems: RequestProblems): RequestTool[] {
+  const tools: RequestTool[] = [];
+  for (const [index, raw] of readToolArray(body, problems).entries()) {
+    const name = nonEmptyString(raw.name, `tools[${index}].name`, problems);
+    if (!name) continue;
+    const type = raw.type;
+    if (type === undefined || type === null || type === 'custom') {
+      tools.push({
+        name,
+        type: 'function',
+        kind: 'function',
+        declaredBy: declaredByName(name),
+        executedBy: 'agent',
+        raw,
+        origin: 'tools',
+        index,
+      });
+    } else if (typeof type !== 'string') {
+      problems.add(`tools[${index}].type`, 'must be a string');
+    } else {
+      const native = NATIVE_TOOL_TYPES.find((t) => type.startsWith(t.prefix));
+      const executedBy = native?.executedBy ?? 'provider';
+      tools.push({
+        name,
+        type,
+        kind: 'provider',
+        declaredBy: executedBy === 'provider' ? 'provider' : 'agent',
+        executedBy,
+        ...(native?.capability ? { capability: native.capability } : {}),
+        raw,
+        origin: 'tools',
+        index,
+      });
+    }
+  }
+  return tools;
+}
 
 function renameHistory(message: JsonValue, renames: ReadonlyMap<string, string>): JsonValue {
   if (!isJsonObject(message) || !Array.isArray(message.content)) return message;

@@ -1,36 +1,21 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
 import type { FunctionParts, RequestTool, SurfaceAdapter } from '../request-tool.ts';
-import { nonEmptyString, RequestProblems, readToolArray, withKey } from './request-fields.ts';
+import {
+  nonEmptyString,
+  RequestProblems,
+  readToolArray,
+  ToolListMemo,
+  withKey,
+} from './request-fields.ts';
 
 const KIND = 'ChatCompletionRequest';
+const LISTS = new ToolListMemo();
 
 /** OpenAI Chat Completions (`POST /v1/chat/completions`). */
 export const openAIChatAdapter: SurfaceAdapter = {
   readTools(body) {
     const problems = new RequestProblems(KIND);
-    const tools: RequestTool[] = [];
-    for (const [index, raw] of readToolArray(body, problems).entries()) {
-      const type = raw.type ?? 'function';
-      if (type === 'function') {
-        const fn = raw.function;
-        if (!isJsonObject(fn)) problems.add(`tools[${index}].function`, 'is required');
-        else {
-          const name = nonEmptyString(fn.name, `tools[${index}].function.name`, problems);
-          if (name) tools.push(functionTool(name, raw, index));
-        }
-      } else if (type === 'custom') {
-        const custom = raw.custom;
-        if (!isJsonObject(custom)) problems.add(`tools[${index}].custom`, 'is required');
-        else {
-          const name = nonEmptyString(custom.name, `tools[${index}].custom.name`, problems);
-          if (name) {
-            tools.push({ ...functionTool(name, raw, index), type: 'custom', kind: 'provider' });
-          }
-        }
-      } else {
-        problems.add(`tools[${index}].type`, 'must be "function" or "custom"');
-      }
-    }
+    const tools = LISTS.read(body, problems, () => listTools(body, problems));
     const webSearch = body.web_search_options;
     if (webSearch !== undefined && webSearch !== null) {
       if (!isJsonObject(webSearch)) problems.add('web_search_options', 'must be an object');
@@ -121,6 +106,34 @@ export const openAIChatAdapter: SurfaceAdapter = {
     return out;
   },
 };
+
+/** The function and custom tools of `body.tools`. */
+function listTools(body: JsonObject, problems: RequestProblems): RequestTool[] {
+  const tools: RequestTool[] = [];
+  for (const [index, raw] of readToolArray(body, problems).entries()) {
+    const type = raw.type ?? 'function';
+    if (type === 'function') {
+      const fn = raw.function;
+      if (!isJsonObject(fn)) problems.add(`tools[${index}].function`, 'is required');
+      else {
+        const name = nonEmptyString(fn.name, `tools[${index}].function.name`, problems);
+        if (name) tools.push(functionTool(name, raw, index));
+      }
+    } else if (type === 'custom') {
+      const custom = raw.custom;
+      if (!isJsonObject(custom)) problems.add(`tools[${index}].custom`, 'is required');
+      else {
+        const name = nonEmptyString(custom.name, `tools[${index}].custom.name`, problems);
+        if (name) {
+          tools.push({ ...functionTool(name, raw, index), type: 'custom', kind: 'provider' });
+        }
+      }
+    } else {
+      problems.add(`tools[${index}].type`, 'must be "function" or "custom"');
+    }
+  }
+  return tools;
+}
 
 function functionTool(name: string, raw: JsonObject, index: number): RequestTool {
   return {

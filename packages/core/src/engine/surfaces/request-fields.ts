@@ -1,5 +1,6 @@
 import { type FieldCause, ValidationError } from '../../errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
+import type { RequestTool } from '../request-tool.ts';
 
 /** Collects field errors while reading a request, then throws them all at once. */
 export class RequestProblems {
@@ -12,6 +13,40 @@ export class RequestProblems {
 
   throwIfAny(): void {
     if (this.causes.length > 0) throw new ValidationError(this.kind, this.causes);
+  }
+
+  /** How many problems were found so far. */
+  get count(): number {
+    return this.causes.length;
+  }
+}
+
+/**
+ * What an adapter reads from a request's `tools` array, remembered per array when the array is
+ * frozen: {@link RequestParser} hands out the same deep-frozen array for a tool list it has seen
+ * before, and agents resend theirs on every turn. A frozen array cannot change, so what was read
+ * from it still holds. A list with problems is read (and its problems reported) every time.
+ */
+export class ToolListMemo {
+  private readonly lists = new WeakMap<object, ReadonlyArray<RequestTool>>();
+
+  /** `read()`'s tools, or a copy of what it gave for this frozen array before. */
+  read(body: JsonObject, problems: RequestProblems, read: () => RequestTool[]): RequestTool[] {
+    const list = body.tools;
+    const frozen = Array.isArray(list) && Object.isFrozen(list);
+    if (frozen) {
+      const known = this.lists.get(list);
+      if (known !== undefined) return [...known];
+    }
+    const before = problems.count;
+    const tools = read();
+    if (frozen && problems.count === before) {
+      this.lists.set(
+        list,
+        tools.map((tool) => Object.freeze(tool)),
+      );
+    }
+    return tools;
   }
 }
 
