@@ -533,8 +533,9 @@ describe('certainlyNoWork (text deltas pass without being parsed)', () => {
     );
     // Some characters of the keys written as \u escapes, some spaces added: what a provider may
     // legally send.
-    const written = fc.tuple(fc.array(choice, { maxLength: 3 }), fc.nat(), fc.boolean()).map(
-      ([choices, seed, spaced]) => {
+    const written = fc
+      .tuple(fc.array(choice, { maxLength: 3 }), fc.nat(), fc.boolean())
+      .map(([choices, seed, spaced]) => {
         let json = JSON.stringify({ ...META, choices });
         const underscores = json.split('_').length - 1;
         let nth = seed % (underscores + 1);
@@ -543,8 +544,7 @@ describe('certainlyNoWork (text deltas pass without being parsed)', () => {
         );
         if (spaced) json = json.replaceAll('":', '" : ');
         return json;
-      },
-    );
+      });
     fc.assert(
       fc.property(written, (data) => {
         const parsed = JSON.parse(data) as { choices: unknown[] };
