@@ -79,6 +79,48 @@ describe('the proxy routes', () => {
   });
 });
 
+describe('a stream to an agent that reads slowly', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway();
+    await gw.applyPolicies([]);
+  });
+  afterAll(() => gw.close());
+
+  it('pauses the provider while the agent’s socket is full, and loses or reorders nothing', async () => {
+    const words = Array.from({ length: 20_000 }, (_, i) => `word-${i}-${'x'.repeat(40)}`);
+    const text = words.join(' ');
+    const response = await request(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        model: 'm',
+        stream: true,
+        messages: [{ role: 'user', content: `mock: ${JSON.stringify({ text })}` }],
+      }),
+    });
+    expect(response.statusCode).toBe(200);
+    // Not reading for a while: ~1 MB of events fill the sockets between here and the provider.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    let content = '';
+    let pending = '';
+    for await (const piece of response.body.setEncoding('utf8') as AsyncIterable<string>) {
+      pending += piece;
+      const events = pending.split('\n\n');
+      pending = events.pop() ?? '';
+      for (const event of events) {
+        if (!event.startsWith('data: {')) continue;
+        const delta = (
+          JSON.parse(event.slice(6)) as { choices: Array<{ delta: { content?: string } }> }
+        ).choices[0]?.delta.content;
+        if (delta) content += delta;
+      }
+    }
+    expect(content.length).toBe(text.length);
+    expect(content === text).toBe(true);
+  });
+});
+
 describe('a failure of the gateway itself', () => {
   let gw: TestGateway;
   const broken: ReceiptSink = {

@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import {
@@ -24,7 +23,7 @@ import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 import { readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
 import { providerError } from './provider-errors.ts';
-import { toolgateTokenIn, type Upstreams } from './upstream.ts';
+import { toolgateTokenIn, type UpstreamResponse, type Upstreams } from './upstream.ts';
 
 /** Response headers from the provider worth passing on (ids, rate limits, retry hints). */
 const PASSED_HEADERS = /^(x-request-id|request-id|openai-|anthropic-|x-ratelimit-|retry-after)/;
@@ -285,10 +284,7 @@ export class MediatingProxy {
     let streamStatus = 200;
     let tail = '';
     try {
-      for await (const chunk of response.body) {
-        const out = mediator.push(chunk as Uint8Array);
-        if (out && !reply.write(out)) await once(reply, 'drain');
-      }
+      await relayStream(response.body, reply, (chunk) => mediator.push(chunk));
       tail = mediator.end();
     } catch (cause) {
       // A stream cut mid-way: held tool calls are never released half-complete; the agent gets
@@ -466,6 +462,45 @@ function safeJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Writes `mediate(chunk)` to the agent for every chunk of the provider's stream, as it comes
+ * (plain `data` events: an async iterator costs a promise and a turn of the microtask queue
+ * per chunk, on the path of every token). The provider is paused while the agent's socket is
+ * full. Resolves at the stream's end; rejects with its error, or with what `mediate` threw.
+ */
+function relayStream(
+  body: UpstreamResponse['body'],
+  reply: ServerResponse,
+  mediate: (chunk: Uint8Array) => string,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const resume = () => body.resume();
+    const settle = (error?: Error) => {
+      body.off('data', onData);
+      body.off('end', settle);
+      body.off('error', settle);
+      reply.off('drain', resume);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onData = (chunk: Uint8Array) => {
+      let out: string;
+      try {
+        out = mediate(chunk);
+      } catch (error) {
+        body.destroy();
+        settle(error as Error);
+        return;
+      }
+      if (out && !reply.write(out)) body.pause();
+    };
+    body.on('data', onData);
+    body.once('end', settle);
+    body.once('error', settle);
+    reply.on('drain', resume);
+  });
 }
 
 /** The error event each provider sends when a stream fails. */
