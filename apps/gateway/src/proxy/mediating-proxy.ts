@@ -23,7 +23,8 @@ import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 import { readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
 import { providerError } from './provider-errors.ts';
-import { toolgateTokenIn, type UpstreamResponse, type Upstreams } from './upstream.ts';
+import { toolgateTokenIn, type Upstreams } from './upstream.ts';
+import type { UpstreamBody } from './upstream-answer.ts';
 
 /** Response headers from the provider worth passing on (ids, rate limits, retry hints). */
 const PASSED_HEADERS = /^(x-request-id|request-id|openai-|anthropic-|x-ratelimit-|retry-after)/;
@@ -465,41 +466,43 @@ function safeJson(text: string): unknown {
 }
 
 /**
- * Writes `mediate(chunk)` to the agent for every chunk of the provider's stream, as it comes
- * (plain `data` events: an async iterator costs a promise and a turn of the microtask queue
- * per chunk, on the path of every token). The provider is paused while the agent's socket is
- * full. Resolves at the stream's end; rejects with its error, or with what `mediate` threw.
+ * Writes `mediate(chunk)` to the agent for every chunk of the provider's stream, in the same
+ * turn it arrives (no stream or async iterator in between: on the path of every token). The
+ * provider is paused while the agent's socket is full. Resolves at the stream's end; rejects
+ * with its error, or with what `mediate` threw.
  */
 function relayStream(
-  body: UpstreamResponse['body'],
+  body: UpstreamBody,
   reply: ServerResponse,
   mediate: (chunk: Uint8Array) => string,
 ): Promise<void> {
   return new Promise((resolve, reject) => {
     const resume = () => body.resume();
+    let settled = false;
     const settle = (error?: Error) => {
-      body.off('data', onData);
-      body.off('end', settle);
-      body.off('error', settle);
+      if (settled) return;
+      settled = true;
       reply.off('drain', resume);
       if (error) reject(error);
       else resolve();
     };
-    const onData = (chunk: Uint8Array) => {
-      let out: string;
-      try {
-        out = mediate(chunk);
-      } catch (error) {
-        body.destroy();
-        settle(error as Error);
-        return;
-      }
-      if (out && !reply.write(out)) body.pause();
-    };
-    body.on('data', onData);
-    body.once('end', settle);
-    body.once('error', settle);
     reply.on('drain', resume);
+    body.consume({
+      data(chunk) {
+        if (settled) return true;
+        let out: string;
+        try {
+          out = mediate(chunk);
+        } catch (error) {
+          settle(error as Error);
+          body.destroy(error as Error);
+          return true;
+        }
+        return out === '' || reply.write(out);
+      },
+      end: () => settle(),
+      error: settle,
+    });
   });
 }
 

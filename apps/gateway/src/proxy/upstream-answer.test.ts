@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { headersOf, UpstreamBody } from './upstream-answer.ts';
+
+const bytes = (text: string) => Buffer.from(text, 'utf8');
+
+describe('UpstreamBody', () => {
+  it('keeps chunks that arrive before it is consumed, then streams the rest in order', async () => {
+    const body = new UpstreamBody(
+      () => {},
+      () => {},
+    );
+    // 'é' split between two chunks: decoded only once whole.
+    expect(body.push(bytes('é').subarray(0, 1))).toBe(true);
+    expect(body.push(Buffer.concat([bytes('é').subarray(1), bytes(' and ')]))).toBe(true);
+    const text = body.text();
+    body.push(bytes('more'));
+    body.finish();
+    await expect(text).resolves.toBe('é and more');
+  });
+
+  it('passes a sink’s wish to pause on to the parser, and resumes it', () => {
+    let resumed = 0;
+    const body = new UpstreamBody(
+      () => resumed++,
+      () => {},
+    );
+    const seen: string[] = [];
+    body.consume({
+      data: (chunk) => seen.push(chunk.toString()) < 2,
+      end: () => {},
+      error: () => {},
+    });
+    expect(body.push(bytes('a'))).toBe(true);
+    expect(body.push(bytes('b'))).toBe(false);
+    body.resume();
+    expect(resumed).toBe(1);
+    expect(seen).toEqual(['a', 'b']);
+  });
+
+  it('reports a failure once, never after the end, and is consumed once', async () => {
+    const aborted: Error[] = [];
+    const body = new UpstreamBody(
+      () => {},
+      (reason) => aborted.push(reason),
+    );
+    const text = body.text();
+    body.push(bytes('partial'));
+    body.fail(new Error('socket closed'));
+    body.fail(new Error('again'));
+    await expect(text).rejects.toThrow('socket closed');
+    expect(() => body.consume({ data: () => true, end: () => {}, error: () => {} })).toThrow(
+      /consumed once/,
+    );
+    body.destroy(new Error('stop'));
+    expect(aborted.map((e) => e.message)).toEqual(['stop']);
+
+    const ended = new UpstreamBody(
+      () => {},
+      () => {},
+    );
+    ended.finish();
+    ended.fail(new Error('late'));
+    await expect(ended.text()).resolves.toBe('');
+  });
+});
+
+describe('headersOf', () => {
+  it('lower-cases names and keeps every value of a repeated header', () => {
+    expect(
+      headersOf([
+        bytes('Content-Type'),
+        bytes('text/event-stream'),
+        bytes('X-RateLimit-Remaining'),
+        bytes('9'),
+        bytes('set-cookie'),
+        bytes('a=1'),
+        bytes('Set-Cookie'),
+        bytes('b=2'),
+      ]),
+    ).toEqual({
+      'content-type': 'text/event-stream',
+      'x-ratelimit-remaining': '9',
+      'set-cookie': ['a=1', 'b=2'],
+    });
+    expect(headersOf(null)).toEqual({});
+  });
+});
