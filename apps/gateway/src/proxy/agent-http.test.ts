@@ -1,8 +1,12 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
 import { Readable } from 'node:stream';
-import { Agent, request } from 'undici';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent, Client, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { startTestGateway, type TestGateway } from '../testing/test-gateway.ts';
+import { readBody, type UnreadableBodyError } from './agent-http.ts';
 
 const BODY_LIMIT = 64 * 1024;
 const chat = (content = 'hi') =>
@@ -151,5 +155,84 @@ describe('a failure of the gateway itself', () => {
       expect(body.error.message).toBe('gateway error');
     }
     expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
+  });
+});
+
+describe('readBody', () => {
+  const LIMIT = 100_000;
+  let server: Server;
+  let client: Client;
+  beforeAll(async () => {
+    // Answers with what readBody made of the request: the text's length and its first bytes.
+    server = createServer((req, res) => {
+      readBody(req, LIMIT).then(
+        (text) => res.end(JSON.stringify({ length: text.length, start: text.slice(0, 8) })),
+        (error: UnreadableBodyError) => {
+          res.statusCode = error.status;
+          res.end(error.message);
+        },
+      );
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const address = server.address() as { port: number };
+    // One connection: a request read from the buffer must leave the socket ready for the next.
+    client = new Client(`http://127.0.0.1:${address.port}`, { pipelining: 1 });
+  });
+  afterAll(async () => {
+    await client.close();
+    server.close();
+  });
+
+  const post = async (body: string | Buffer | AsyncIterable<Buffer>) => {
+    const response = await client.request({
+      method: 'POST',
+      path: '/',
+      body: typeof body === 'string' || Buffer.isBuffer(body) ? body : Readable.from(body),
+    });
+    return { status: response.statusCode, text: await response.body.text() };
+  };
+
+  it('reads bodies that arrive whole, one after the other on one connection', async () => {
+    for (let i = 0; i < 30; i++) {
+      const body = `{"n":${i},"pad":"${'p'.repeat(i * 1000)}"}`;
+      expect(await post(body)).toEqual({
+        status: 200,
+        text: JSON.stringify({ length: body.length, start: body.slice(0, 8) }),
+      });
+    }
+    expect(await post('')).toEqual({ status: 200, text: '{"length":0,"start":""}' });
+  });
+
+  it('reads a body that trickles in, and refuses one that passes the limit on the way', async () => {
+    async function* trickle(pieces: number, size: number) {
+      for (let i = 0; i < pieces; i++) {
+        await sleep(5);
+        yield Buffer.from('é'.repeat(size / 2));
+      }
+    }
+    expect(await post(trickle(4, 1000))).toEqual({
+      status: 200,
+      text: JSON.stringify({ length: 2000, start: 'é'.repeat(8) }),
+    });
+    expect(await post(trickle(30, 4000))).toEqual({
+      status: 413,
+      text: 'request body is too large',
+    });
+  });
+
+  it('refuses invalid UTF-8 and a declared length over the limit', async () => {
+    expect(await post(Buffer.from([0x7b, 0xff, 0x7d]))).toEqual({
+      status: 400,
+      text: 'request body is not valid UTF-8',
+    });
+    expect(await post('x'.repeat(LIMIT + 1))).toEqual({
+      status: 413,
+      text: 'request body is too large',
+    });
+    expect(await post('{"still":"served"}')).toEqual({
+      status: 200,
+      text: '{"length":18,"start":"{\\"still\\""}',
+    });
   });
 });
