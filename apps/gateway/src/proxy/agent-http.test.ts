@@ -219,6 +219,11 @@ describe('readBody', () => {
       status: 413,
       text: 'request body is too large',
     });
+    async function* flood() {
+      for (let i = 0; i < 500; i++) yield Buffer.alloc(16_384, 0x61);
+    }
+    expect(await post(flood())).toEqual({ status: 413, text: 'request body is too large' });
+    expect((await post('{"after":"a flood"}')).status).toBe(200);
   });
 
   it('refuses invalid UTF-8 and a declared length over the limit', async () => {

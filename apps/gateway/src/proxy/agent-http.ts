@@ -44,69 +44,40 @@ export class UnreadableBodyError extends Error {
  * is sent, keeping the connection usable.
  */
 export function readBody(request: IncomingMessage, limit: number): Promise<string> {
+  const tooLarge = () => new UnreadableBodyError(413, 'request body is too large');
   const declared = Number(request.headers['content-length']);
   if (declared > limit) return Promise.reject(tooLarge());
   return new Promise((resolve, reject) => {
-    const settle = (bytes: Buffer) => {
-      if (bytes.length > limit) reject(tooLarge());
-      else if (!isUtf8(bytes))
-        reject(new UnreadableBodyError(400, 'request body is not valid UTF-8'));
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const onData = (chunk: Buffer) => {
+      length += chunk.length;
+      if (length > limit) {
+        stop();
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length);
+      if (!isUtf8(bytes)) reject(new UnreadableBodyError(400, 'request body is not valid UTF-8'));
       else resolve(bytes.toString('utf8'));
     };
-    // An agent's request nearly always arrives in the socket read that carried its headers:
-    // once that read is handled (the check phase right after it), Node's parser has pushed all
-    // of it and marked it complete. Taking it from the buffer then skips the stream's flowing
-    // mode and its `end` event (~50 µs a request, a third of reading the body). Otherwise (a
-    // body still arriving) it is read as it comes.
-    setImmediate(() => {
-      if (request.complete && request.readableLength <= limit) {
-        const whole = request.read() as Buffer | null;
-        settle(whole ?? Buffer.alloc(0));
-      } else {
-        streamBody(request, limit, settle, reject);
-      }
-    });
-  });
-}
-
-function tooLarge(): UnreadableBodyError {
-  return new UnreadableBodyError(413, 'request body is too large');
-}
-
-/** The general case: the body as it arrives, refused as soon as it passes `limit`. */
-function streamBody(
-  request: IncomingMessage,
-  limit: number,
-  settle: (bytes: Buffer) => void,
-  reject: (error: UnreadableBodyError) => void,
-): void {
-  const chunks: Buffer[] = [];
-  let length = 0;
-  const onData = (chunk: Buffer) => {
-    length += chunk.length;
-    if (length > limit) {
+    const onError = (error: Error) => {
       stop();
-      reject(tooLarge());
-      return;
-    }
-    chunks.push(chunk);
-  };
-  const onEnd = () => {
-    stop();
-    settle(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length));
-  };
-  const onError = (error: Error) => {
-    stop();
-    reject(new UnreadableBodyError(400, `request body could not be read: ${error.message}`));
-  };
-  const stop = () => {
-    request.off('data', onData);
-    request.off('end', onEnd);
-    request.off('error', onError);
-  };
-  request.on('data', onData);
-  request.on('end', onEnd);
-  request.on('error', onError);
+      reject(new UnreadableBodyError(400, `request body could not be read: ${error.message}`));
+    };
+    const stop = () => {
+      request.off('data', onData);
+      request.off('end', onEnd);
+      request.off('error', onError);
+    };
+    request.on('data', onData);
+    request.on('end', onEnd);
+    request.on('error', onError);
+  });
 }
 
 /** A complete JSON answer: status, headers and body in one write. */
