@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { createClient } from '@toolgate/contract';
 import { API_VERSION } from '@toolgate/core';
 import { findFreePort } from '@toolgate/db';
+import { buildGateway, DIST_MAIN } from '../../apps/gateway/scripts/build.ts';
 import { TEN_RULES } from '../core-mediation.ts';
 import type { Processes, Started } from './processes.ts';
 
@@ -39,6 +40,7 @@ export async function startMockProvider(
  * through its typed client with a gateway Identity, a labelled Gateway, a MediationPolicy with
  * the ten rules selecting it and a token; then the gateway, pointed at the mock, ready once its
  * `/readyz` says it holds the bundle. Receipts are on: spooled with fsync and shipped to the API.
+ * The gateway runs as deployed: the production build (`apps/gateway/scripts/build.ts`).
  */
 export async function startToolgate(
   processes: Processes,
@@ -114,6 +116,9 @@ export async function startToolgate(
     body: { description: 'pnpm bench gateway' },
   });
 
+  // The gateway as deployed (apps/gateway/Dockerfile): bundled, run by plain node.
+  progress('building the gateway (apps/gateway/dist/main.mjs)');
+  await buildGateway();
   progress('starting the Toolgate gateway');
   const gatewayProcess = { processes, apiUrl, token, mockUrl: options.mockUrl };
   const gateway = await startGateway(gatewayProcess, {
@@ -141,7 +146,7 @@ async function startGateway(
   const gateway = await stack.processes.start({
     name: options.name ?? 'gateway',
     command: process.execPath,
-    args: [...(options.nodeArgs ?? []), '--import', 'tsx', 'apps/gateway/src/main.ts'],
+    args: [...(options.nodeArgs ?? []), '--enable-source-maps', DIST_MAIN],
     env: {
       HOST: '127.0.0.1',
       PORT: String(port),

@@ -214,7 +214,7 @@ describe('docker-compose.yml', () => {
     const entrypoint = interpolate(gateway.entrypoint?.join(' ') ?? '');
     expect(Object.hasOwn(GatewayEnv.shape, 'API_TOKEN')).toBe(true);
     expect(entrypoint).toContain(
-      'API_TOKEN="$(cat /run/toolgate/gateway-token)" && export API_TOKEN && exec node --import tsx src/main.ts',
+      'API_TOKEN="$(cat /run/toolgate/gateway-token)" && export API_TOKEN && exec node --enable-source-maps dist/main.mjs',
     );
     expect(read('deploy/compose/setup.sh')).toContain('token_file=/run/toolgate/gateway-token');
     expect(gateway.volumes).toContain('bootstrap:/run/toolgate:ro');
@@ -337,8 +337,19 @@ describe('docker-compose.yml', () => {
       });
 
       it('runs what the package runs', () => {
-        const start = (JSON.parse(read(`${dir}/package.json`)) as { scripts?: { start?: string } })
-          .scripts?.start;
+        const scripts = (
+          JSON.parse(read(`${dir}/package.json`)) as {
+            scripts?: { start?: string; serve?: string };
+          }
+        ).scripts;
+        const start = scripts?.start;
+        if (scripts?.serve) {
+          // A built app (the gateway): the image builds it and runs what `serve` runs.
+          expect(dockerfile).toContain('RUN pnpm run build');
+          expect(dockerfile).toContain(`CMD ["${scripts.serve.split(' ').join('", "')}"]`);
+          expect(dockerfile).toContain(`WORKDIR /app/${dir}`);
+          return;
+        }
         if (!start) {
           expect(name).toBe('setup'); // the CLI: `bin/toolgate.js`
           expect(dockerfile).toContain('exec node /app/apps/cli/bin/toolgate.js');
