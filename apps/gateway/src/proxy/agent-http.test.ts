@@ -166,7 +166,10 @@ describe('readBody', () => {
     // Answers with what readBody made of the request: the text's length and its first bytes.
     server = createServer((req, res) => {
       readBody(req, LIMIT).then(
-        (text) => res.end(JSON.stringify({ length: text.length, start: text.slice(0, 8) })),
+        ({ text, bytes }) => {
+          if (!bytes.equals(Buffer.from(text, 'utf8'))) throw new Error('bytes and text differ');
+          res.end(JSON.stringify({ length: text.length, start: text.slice(0, 8) }));
+        },
         (error: UnreadableBodyError) => {
           res.statusCode = error.status;
           res.end(error.message);

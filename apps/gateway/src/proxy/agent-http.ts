@@ -37,13 +37,19 @@ export class UnreadableBodyError extends Error {
   }
 }
 
+/** A request body: its bytes as received, and their text. */
+export interface AgentBody {
+  bytes: Buffer;
+  text: string;
+}
+
 /**
- * The request body as text, at most `limit` bytes, checked to be UTF-8 (simdutf, no copy)
+ * The request body (bytes and text), at most `limit` bytes, checked to be UTF-8 (simdutf, no copy)
  * before decoding: a lenient decode would turn invalid bytes into U+FFFD and forward a request
  * the agent never sent. Whatever is left unread of a refused body, Node discards once the answer
  * is sent, keeping the connection usable.
  */
-export function readBody(request: IncomingMessage, limit: number): Promise<string> {
+export function readBody(request: IncomingMessage, limit: number): Promise<AgentBody> {
   const tooLarge = () => new UnreadableBodyError(413, 'request body is too large');
   const declared = Number(request.headers['content-length']);
   if (declared > limit) return Promise.reject(tooLarge());
@@ -63,7 +69,7 @@ export function readBody(request: IncomingMessage, limit: number): Promise<strin
       stop();
       const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length);
       if (!isUtf8(bytes)) reject(new UnreadableBodyError(400, 'request body is not valid UTF-8'));
-      else resolve(bytes.toString('utf8'));
+      else resolve({ bytes, text: bytes.toString('utf8') });
     };
     const onError = (error: Error) => {
       stop();

@@ -6,6 +6,7 @@ import {
   createStreamMediator,
   enforceResponseBody,
   type IdentityClaims,
+  jsonObjectUtf8,
   type MediationResult,
   mediateRequest,
   type ReceiptIdentity,
@@ -13,7 +14,6 @@ import {
   type ResponseEvidence,
   type Surface,
   scrubSecrets,
-  stringifyJsonObject,
   ValidationError,
 } from '@toolgate/core';
 import type { Logger } from 'pino';
@@ -21,7 +21,7 @@ import type { ActiveBundle, BundleStore } from '../bundle/bundle-store.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
-import { readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
+import { type AgentBody, readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
 import { providerError } from './provider-errors.ts';
 import { toolgateTokenIn, type Upstreams } from './upstream.ts';
 import type { UpstreamBody } from './upstream-answer.ts';
@@ -101,9 +101,9 @@ export class MediatingProxy {
   ): Promise<void> {
     const receivedAt = this.now();
     const started = performance.now();
-    let raw: string;
+    let received: AgentBody;
     try {
-      raw = await readBody(request, this.deps.bodyLimit);
+      received = await readBody(request, this.deps.bodyLimit);
     } catch (error) {
       if (!(error instanceof UnreadableBodyError)) throw error;
       return this.refuse(reply, surface, error.status, error.message);
@@ -118,7 +118,7 @@ export class MediatingProxy {
     }
     let body: unknown;
     try {
-      body = this.parser.parse(raw);
+      body = this.parser.parse(received.text);
     } catch (error) {
       return this.refuse(reply, surface, 400, `malformed JSON body: ${(error as Error).message}`);
     }
@@ -153,9 +153,11 @@ export class MediatingProxy {
     };
     metrics.mediationSeconds.observe({ surface }, record.mediationMs / 1000);
 
-    let outgoing: string;
+    // Bytes, so the tool list's encoding is reused (jsonObjectUtf8) and an unchanged request
+    // goes on exactly as received.
+    let outgoing: Buffer;
     try {
-      outgoing = mediation.changed ? stringifyJsonObject(mediation.body) : raw;
+      outgoing = mediation.changed ? Buffer.concat(jsonObjectUtf8(mediation.body)) : received.bytes;
     } catch (error) {
       if (isTooDeep(error)) return this.refuse(reply, surface, 400, TOO_DEEP);
       throw error;
@@ -171,7 +173,7 @@ export class MediatingProxy {
   /** Non-streaming: read the provider's answer, enforce it, spool the receipt, answer. */
   private async forwardJson(
     record: RequestRecord,
-    outgoing: string,
+    outgoing: Buffer,
     request: IncomingMessage,
     reply: ServerResponse,
     signal: AbortSignal,
@@ -230,7 +232,7 @@ export class MediatingProxy {
    */
   private async forwardStream(
     record: RequestRecord,
-    outgoing: string,
+    outgoing: Buffer,
     request: IncomingMessage,
     reply: ServerResponse,
     signal: AbortSignal,

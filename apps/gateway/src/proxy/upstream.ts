@@ -63,7 +63,7 @@ export class Upstreams {
    */
   send(
     surface: Surface,
-    body: string,
+    body: Buffer,
     incoming: Record<string, string | string[] | undefined>,
     signal: AbortSignal,
   ): Promise<UpstreamAnswer> {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { malformedJson, readableFailure } from '../testing/hostile-json.ts';
-import { knownJsonText, stringifyJsonObject } from './json-text.ts';
+import { jsonObjectUtf8, knownJsonText, stringifyJsonObject } from './json-text.ts';
 import { RequestParser, topLevelValueStart, valueEnd } from './request-parser.ts';
 
 const TOOLS = [
@@ -127,5 +127,40 @@ describe('stringifyJsonObject', () => {
     const marker = { model: '\u0000toolgate-json-text-', tools: body.tools };
     expect(stringifyJsonObject(marker as never)).toBe(JSON.stringify(marker));
     expect(stringifyJsonObject({ a: 1 })).toBe('{"a":1}');
+  });
+});
+
+describe('jsonObjectUtf8', () => {
+  const joined = (pieces: Uint8Array[]) => Buffer.concat(pieces).toString('utf8');
+
+  it('is JSON.stringify as UTF-8, the remembered values encoded once and reused', () => {
+    const parser = warmParser();
+    const text = `{"model":"m\u00e9","tools":${toolsText},"messages":[{"content":"é ✓ 𝄞"}]}`;
+    const first = parser.parse(text) as Record<string, unknown>;
+    const second = parser.parse(text) as Record<string, unknown>;
+    const a = jsonObjectUtf8(first as never);
+    const b = jsonObjectUtf8(second as never);
+    expect(joined(a)).toBe(JSON.stringify(first));
+    expect(joined(b)).toBe(JSON.stringify(second));
+    // The tool list's bytes are one array, shared by both requests.
+    expect(a.length).toBe(3);
+    expect(a[1]).toBe(b[1]);
+    expect(joined(jsonObjectUtf8({ a: 'é' }))).toBe('{"a":"é"}');
+  });
+
+  it('equals JSON.stringify for any object, remembered values or not', () => {
+    const parser = warmParser();
+    const tools = (parser.parse(`{"tools":${toolsText}}`) as { tools: unknown }).tools;
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 5 }),
+        fc.option(fc.string(), { nil: undefined }),
+        (rest, toolsKey) => {
+          const body = toolsKey === undefined ? rest : { ...rest, [toolsKey]: tools };
+          expect(joined(jsonObjectUtf8(body as never))).toBe(JSON.stringify(body));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 });
