@@ -216,17 +216,20 @@ export async function runGatewayBench(): Promise<BenchResult> {
       LATENCY_ITERATIONS,
       progress,
     );
-    const throughput = await measureThroughput(
-      targets,
-      body,
-      { rounds: THROUGHPUT_ROUNDS, durationMs: THROUGHPUT_MS, concurrency: CONCURRENCY },
-      progress,
-    );
+    // Both concurrency-1 measurements before the saturating one: a throughput block leaves work
+    // behind (the API's PostgreSQL ingesting ~10k receipts at nice 19, heaps shrinking after the
+    // burst) that would land on whichever latency measurement came next.
     const ttft = await measureTtft(
       streamTargets,
       streamBody,
       TTFT_ROUNDS,
       TTFT_ITERATIONS,
+      progress,
+    );
+    const throughput = await measureThroughput(
+      targets,
+      body,
+      { rounds: THROUGHPUT_ROUNDS, durationMs: THROUGHPUT_MS, concurrency: CONCURRENCY },
       progress,
     );
     const receipts = toolgate ? await receiptCounters(toolgate.url) : undefined;
