@@ -1,9 +1,9 @@
 import {
   compileBundle,
+  jsonObjectUtf8,
   type MediationPolicySpecInput,
   mediateRequest,
   RequestParser,
-  stringifyJsonObject,
 } from '@toolgate/core';
 import { type BenchResult, compare } from './measure.ts';
 
@@ -112,14 +112,18 @@ export function runCoreMediationBench(): BenchResult {
   // JSON.parse/JSON.stringify against RequestParser + remembered texts, both with a warm memo.
   const parser = new RequestParser();
   const plainPath = () =>
-    JSON.stringify(
-      mediateRequest(warmBundle, { surface: 'openai-chat', body: JSON.parse(text) }).body,
+    Buffer.from(
+      JSON.stringify(
+        mediateRequest(warmBundle, { surface: 'openai-chat', body: JSON.parse(text) }).body,
+      ),
     );
   const sharedPath = () =>
-    stringifyJsonObject(
-      mediateRequest(warmBundle, { surface: 'openai-chat', body: parser.parse(text) }).body,
+    Buffer.concat(
+      jsonObjectUtf8(
+        mediateRequest(warmBundle, { surface: 'openai-chat', body: parser.parse(text) }).body,
+      ),
     );
-  if (plainPath() !== sharedPath()) throw new Error('the two request paths disagree');
+  if (!plainPath().equals(sharedPath())) throw new Error('the two request paths disagree');
   const path = compare(plainPath, sharedPath);
   const passed = warm.ratio <= TARGET_RATIO;
   const us = (ns: number) => `${(ns / 1000).toFixed(1)} µs`;

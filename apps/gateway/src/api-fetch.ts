@@ -12,10 +12,9 @@ export function apiFetch(dispatcher: Dispatcher = new Agent({ keepAliveTimeout: 
   return async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
     if (input instanceof Request) throw new TypeError('apiFetch takes a URL, not a Request');
     const body = init.body;
-    if (body !== undefined && body !== null && typeof body !== 'string') {
-      if (!(body instanceof Uint8Array))
-        throw new TypeError('apiFetch sends string or byte bodies');
-    }
+    const sendable =
+      body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
+    if (!sendable) throw new TypeError('apiFetch sends string or byte bodies');
     const answer = await request(input, {
       dispatcher,
       method: (init.method ?? 'GET') as Dispatcher.HttpMethod,

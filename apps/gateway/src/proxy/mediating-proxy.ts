@@ -22,9 +22,9 @@ import type { GatewayMetrics } from '../metrics.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 import { type AgentBody, readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
-import { providerError } from './provider-errors.ts';
+import { providerErrorJson } from './provider-errors.ts';
 import { toolgateTokenIn, type Upstreams } from './upstream.ts';
-import type { UpstreamBody } from './upstream-answer.ts';
+import type { UpstreamAnswer, UpstreamBody } from './upstream-answer.ts';
 
 /** Response headers from the provider worth passing on (ids, rate limits, retry hints). */
 const PASSED_HEADERS = /^(x-request-id|request-id|openai-|anthropic-|x-ratelimit-|retry-after)/;
@@ -108,6 +108,8 @@ export class MediatingProxy {
       if (!(error instanceof UnreadableBodyError)) throw error;
       return this.refuse(reply, surface, error.status, error.message);
     }
+    // Mediation is timed from here: reading the body is the agent's upload, not Toolgate's work.
+    const mediationStarted = performance.now();
     const { metrics } = this.deps;
     const active = this.deps.bundles.current();
     if (!active)
@@ -149,7 +151,7 @@ export class MediatingProxy {
       active,
       identity,
       mediation,
-      mediationMs: performance.now() - started,
+      mediationMs: performance.now() - mediationStarted,
     };
     metrics.mediationSeconds.observe({ surface }, record.mediationMs / 1000);
 
@@ -180,7 +182,6 @@ export class MediatingProxy {
   ): Promise<void> {
     const { surface } = record;
     const upstreamStarted = performance.now();
-    let status: number;
     let payload: string;
     let finished: Finished;
     try {
@@ -189,23 +190,16 @@ export class MediatingProxy {
       const upstreamMs = performance.now() - upstreamStarted;
       this.deps.metrics.upstreamSeconds.observe({ surface }, upstreamMs / 1000);
       const headers = passedHeaders(response.headers, {});
-      status = response.statusCode;
+      const status = response.statusCode;
       if (status >= 400) {
         payload = text;
         finished = { status, headers, error: scrubSecrets(errorMessage(text)), upstreamMs };
       } else {
         const parsed = safeJson(text);
         if (parsed === undefined) {
-          status = 502;
-          payload = JSON.stringify(
-            providerError(surface, 502, 'upstream answered with malformed JSON'),
-          );
-          finished = {
-            status,
-            headers,
-            error: 'upstream answered with malformed JSON',
-            upstreamMs,
-          };
+          const error = 'upstream answered with malformed JSON';
+          payload = providerErrorJson(surface, 502, error);
+          finished = { status: 502, headers, error, upstreamMs };
         } else {
           const enforced = enforceResponseBody(parsed, record.mediation.response);
           this.countBlocked(surface, enforced.evidence);
@@ -214,16 +208,9 @@ export class MediatingProxy {
         }
       }
     } catch (error) {
-      const failure = upstreamFailure(error);
-      status = failure.status;
-      payload = JSON.stringify(providerError(surface, failure.status, failure.message));
-      finished = {
-        status,
-        error: failure.message,
-        upstreamMs: performance.now() - upstreamStarted,
-      };
+      return this.answerUpstreamFailure(record, reply, error, upstreamStarted);
     }
-    await this.answerJson(record, reply, status, payload, finished);
+    await this.answerJson(record, reply, payload, finished);
   }
 
   /**
@@ -239,22 +226,11 @@ export class MediatingProxy {
   ): Promise<void> {
     const { surface } = record;
     const upstreamStarted = performance.now();
-    let response: Awaited<ReturnType<Upstreams['send']>>;
+    let response: UpstreamAnswer;
     try {
       response = await this.deps.upstreams.send(surface, outgoing, request.headers, signal);
     } catch (error) {
-      const failure = upstreamFailure(error);
-      return this.answerJson(
-        record,
-        reply,
-        failure.status,
-        JSON.stringify(providerError(surface, failure.status, failure.message)),
-        {
-          status: failure.status,
-          error: failure.message,
-          upstreamMs: performance.now() - upstreamStarted,
-        },
-      );
+      return this.answerUpstreamFailure(record, reply, error, upstreamStarted);
     }
     const contentType = String(response.headers['content-type'] ?? '');
     if (response.statusCode >= 400 || !contentType.includes('text/event-stream')) {
@@ -264,8 +240,8 @@ export class MediatingProxy {
       const error =
         response.statusCode >= 400 ? scrubSecrets(errorMessage(text)) : 'upstream did not stream';
       const status = response.statusCode >= 400 ? response.statusCode : 502;
-      const payload = status === 502 ? JSON.stringify(providerError(surface, 502, error)) : text;
-      return this.answerJson(record, reply, status, payload, {
+      const payload = status === 502 ? providerErrorJson(surface, 502, error) : text;
+      return this.answerJson(record, reply, payload, {
         status,
         headers,
         error,
@@ -321,18 +297,34 @@ export class MediatingProxy {
     if (!reply.destroyed) reply.end(tail);
   }
 
+  /** Spools the receipt, then answers `payload` with the finished request's status. */
   private async answerJson(
     record: RequestRecord,
     reply: ServerResponse,
-    status: number,
     payload: string,
     finished: Finished,
   ): Promise<void> {
     if (!(await this.spool(record, finished, reply))) return;
+    const { status } = finished;
     this.deps.metrics.requests.inc({ surface: record.surface, status: String(status) });
     const headers = finished.headers ?? {};
     headers[RECEIPT_HEADER] = record.id;
     sendJson(reply, status, payload, headers);
+  }
+
+  /** The provider could not be reached, or failed before answering: a provider-style error. */
+  private answerUpstreamFailure(
+    record: RequestRecord,
+    reply: ServerResponse,
+    error: unknown,
+    upstreamStarted: number,
+  ): Promise<void> {
+    const { status, message } = upstreamFailure(error);
+    return this.answerJson(record, reply, providerErrorJson(record.surface, status, message), {
+      status,
+      error: message,
+      upstreamMs: performance.now() - upstreamStarted,
+    });
   }
 
   /** Spools the receipt; false (and a 503 already sent) when the spool refused it. */
@@ -382,7 +374,7 @@ export class MediatingProxy {
 
   private refuse(reply: ServerResponse, surface: Surface, status: number, message: string): void {
     this.deps.metrics.requests.inc({ surface, status: String(status) });
-    sendJson(reply, status, JSON.stringify(providerError(surface, status, message)));
+    sendJson(reply, status, providerErrorJson(surface, status, message));
   }
 
   private countBlocked(surface: Surface, evidence: ResponseEvidence): void {
@@ -391,7 +383,6 @@ export class MediatingProxy {
   }
 }
 
-/** `x-user-id`, `x-service-id`, `x-session-id`: who the agent says it is. */
 const TOO_DEEP = 'request body nests too deeply';
 
 /**
@@ -403,6 +394,7 @@ function isTooDeep(error: unknown): boolean {
   return error instanceof RangeError && /call stack/i.test(error.message);
 }
 
+/** `x-user-id`, `x-service-id`, `x-session-id`: who the agent says it is. */
 function identityClaims(headers: IncomingHttpHeaders): IdentityClaims {
   const pick = (name: string) => {
     const value = headers[name];
@@ -510,7 +502,7 @@ function relayStream(
 
 /** The error event each provider sends when a stream fails. */
 function streamErrorEvent(surface: Surface, message: string): string {
-  const body = JSON.stringify(providerError(surface, 502, message));
+  const body = providerErrorJson(surface, 502, message);
   return surface === 'anthropic-messages' ? `event: error\ndata: ${body}\n\n` : `data: ${body}\n\n`;
 }
 

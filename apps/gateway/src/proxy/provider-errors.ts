@@ -11,6 +11,11 @@ export function providerError(surface: Surface, status: number, message: string)
   return { error: { message, type: openAIType(status), param: null, code: null } };
 }
 
+/** {@link providerError} as the JSON text of an answer or event. */
+export function providerErrorJson(surface: Surface, status: number, message: string): string {
+  return JSON.stringify(providerError(surface, status, message));
+}
+
 function openAIType(status: number): string {
   if (status === 400 || status === 422) return 'invalid_request_error';
   if (status === 401) return 'authentication_error';

@@ -15,7 +15,7 @@ import { MediationMode as MediationModes } from '../resources/vocabulary.ts';
 import type { ResponseContext } from '../response/response-context.ts';
 import type { ActionIdentity } from './action.ts';
 import type { CompiledBundle, CompiledRule, RequestFacts } from './compile-bundle.ts';
-import type { KnownDeclaration, MediationMemo } from './mediation-memo.ts';
+import { derivedFromFrozen, type KnownDeclaration, type MediationMemo } from './mediation-memo.ts';
 import { isMetaTool } from './meta-tools.ts';
 import { assignProviderNames } from './provider-names.ts';
 import type { RequestTool, SurfaceAdapter } from './request-tool.ts';
@@ -446,8 +446,6 @@ interface CatalogEdits {
 const CATALOG_EDITS = new WeakMap<CatalogOutcome, CatalogEdits>();
 
 function catalogEdits(catalog: CatalogOutcome): CatalogEdits {
-  const known = CATALOG_EDITS.get(catalog);
-  if (known !== undefined) return known;
   const entries = catalog.entries as ReadonlyArray<Entry>;
   const visible = entries.filter((e) => e.inTools && e.visible);
   const renames = new Map<string, string>();
@@ -456,7 +454,7 @@ function catalogEdits(catalog: CatalogOutcome): CatalogEdits {
       renames.set(e.tool.name, e.providerName);
     }
   }
-  const edits: CatalogEdits = {
+  return {
     visible,
     renames,
     hiddenRequestLevel: entries
@@ -464,9 +462,6 @@ function catalogEdits(catalog: CatalogOutcome): CatalogEdits {
       .filter((e) => !e.visible || e.inTools)
       .map((e) => e.tool),
   };
-  // Only a frozen (memoized) outcome cannot change after this.
-  if (Object.isFrozen(catalog)) CATALOG_EDITS.set(catalog, edits);
-  return edits;
 }
 
 function writeRequest(
@@ -474,7 +469,11 @@ function writeRequest(
   catalog: CatalogOutcome,
   adapter: SurfaceAdapter,
 ): JsonObject {
-  const { visible, renames, hiddenRequestLevel } = catalogEdits(catalog);
+  const { visible, renames, hiddenRequestLevel } = derivedFromFrozen(
+    CATALOG_EDITS,
+    catalog,
+    catalogEdits,
+  );
   const byAgentName = (name: string) => visible.find((e) => e.tool.name === name);
   const choice = adapter.readToolChoice(body);
   let toolChoice: JsonValue | undefined;

@@ -115,3 +115,20 @@ function hashUncached(declaration: JsonObject): string | undefined {
   const canonical = tryCanonicalize(declaration);
   return canonical === undefined ? undefined : `sha256:${sha256Hex(canonical)}`;
 }
+
+/**
+ * `compute(key)`, remembered in `cache` when `key` is frozen: a frozen value cannot change, so
+ * what was derived from it still holds (memoized catalog outcomes are deep-frozen and shared by
+ * every request that sends their catalog). A value that is not frozen is computed every time.
+ */
+export function derivedFromFrozen<K extends object, V>(
+  cache: WeakMap<K, V>,
+  key: K,
+  compute: (key: K) => V,
+): V {
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  const value = compute(key);
+  if (Object.isFrozen(key)) cache.set(key, value);
+  return value;
+}

@@ -5,6 +5,7 @@ import type { Fidelity, PolicyState, Surface } from '../resources/vocabulary.ts'
 import type { HostedEventInput, ResponseContext } from '../response/response-context.ts';
 import { normalizeAction, parseArguments } from './action.ts';
 import type { CompiledBundle, RequestFacts } from './compile-bundle.ts';
+import { derivedFromFrozen } from './mediation-memo.ts';
 import { resolveMetaCall } from './meta-tools.ts';
 import { redactValue } from './redact.ts';
 import type { RequestTool } from './request-tool.ts';
@@ -67,8 +68,6 @@ interface CallableTools {
 const CALLABLE = new WeakMap<ReadonlyArray<MediatedTool>, CallableTools>();
 
 function callableTools(tools: ReadonlyArray<MediatedTool>): CallableTools {
-  const known = CALLABLE.get(tools);
-  if (known !== undefined) return known;
   const callable = new Map<string, MediatedTool>();
   const hiddenNames = new Set<string>();
   for (const t of tools) {
@@ -76,16 +75,13 @@ function callableTools(tools: ReadonlyArray<MediatedTool>): CallableTools {
     if (t.visible) callable.set(t.providerName, t);
     else hiddenNames.add(t.tool.name).add(t.providerName);
   }
-  const computed = { callable, hiddenNames };
-  // Only a frozen list cannot change after this (a memoized catalog's is deep-frozen).
-  if (Object.isFrozen(tools)) CALLABLE.set(tools, computed);
-  return computed;
+  return { callable, hiddenNames };
 }
 
 /** Builds the response-side judge for one mediated request. */
 export function createResponseContext(input: ResponseContextInput): ResponseContext {
   const { bundle, facts } = input;
-  const { callable, hiddenNames } = callableTools(input.tools);
+  const { callable, hiddenNames } = derivedFromFrozen(CALLABLE, input.tools, callableTools);
   const hideRules = bundle.rules.filter(
     (r) => r.mode !== 'observe' && r.rule.action === 'hide' && r.appliesTo(facts),
   );

@@ -31,69 +31,36 @@ export const PROCESS_NONCE = Array.from(crypto.getRandomValues(new Uint8Array(16
 ).join('');
 const MARKER = `\u0000toolgate-json-text-${PROCESS_NONCE}-`;
 
-/** A top-level value of an object whose text is remembered, and the marker standing in for it. */
-interface Spliced {
-  /** The marker as it appears in the serialized copy (a JSON string). */
-  marker: string;
-  value: object;
-  text: string;
-}
+const utf8 = new TextEncoder();
+/** The UTF-8 bytes of remembered texts, per value: encoded once. */
+const encodedTexts = new WeakMap<object, Uint8Array>();
 
 /**
- * `JSON.stringify` of a copy of `object` in which each top-level value whose text is remembered
- * is replaced by a unique marker string; undefined when no value's text is remembered.
+ * Exactly `JSON.stringify(object)` as UTF-8, in pieces to send one after the other. The
+ * top-level values whose text is remembered (an agent's tool list: most of a request's bytes,
+ * the same on every turn) are neither serialized nor encoded again: a copy of `object` with a
+ * unique marker string in their place is serialized, and their bytes go where the markers are.
  */
-function serializeAroundRemembered(
-  object: JsonObject,
-): { out: string; parts: Spliced[] } | undefined {
+export function jsonObjectUtf8(object: JsonObject): Uint8Array[] {
   let copy: JsonObject | undefined;
-  const parts: Spliced[] = [];
+  const spliced: Array<{ marker: string; value: object; text: string }> = [];
   for (const key of Object.keys(object)) {
     const value = object[key];
     const text = knownJsonText(value);
     if (text === undefined) continue;
     copy ??= { ...object };
-    const marker = `${MARKER}${parts.length}`;
+    const marker = `${MARKER}${spliced.length}`;
     copy[key] = marker;
-    parts.push({ marker: JSON.stringify(marker), value: value as object, text });
+    spliced.push({ marker: JSON.stringify(marker), value: value as object, text });
   }
-  return copy ? { out: JSON.stringify(copy), parts } : undefined;
-}
-
-/**
- * Exactly `JSON.stringify(object)`, but the top-level values whose text is remembered are
- * spliced in instead of being serialized again.
- */
-export function stringifyJsonObject(object: JsonObject): string {
-  const serialized = serializeAroundRemembered(object);
-  if (!serialized) return JSON.stringify(object);
-  let { out } = serialized;
-  for (const { marker, text } of serialized.parts) {
-    const at = out.indexOf(marker);
-    // Cannot happen (each marker is a top-level value of the copy); never splice blindly.
-    if (at < 0) return JSON.stringify(object);
-    out = out.slice(0, at) + text + out.slice(at + marker.length);
-  }
-  return out;
-}
-
-const utf8 = new TextEncoder();
-const encodedTexts = new WeakMap<object, Uint8Array>();
-
-/**
- * `stringifyJsonObject(object)` as UTF-8, in pieces to send one after the other. The remembered
- * values (an agent's tool list: most of a request's bytes, the same on every turn) are encoded
- * once and their bytes reused; only the rest of the request is encoded each time.
- */
-export function jsonObjectUtf8(object: JsonObject): Uint8Array[] {
-  const serialized = serializeAroundRemembered(object);
-  if (!serialized) return [utf8.encode(JSON.stringify(object))];
+  if (!copy) return [utf8.encode(JSON.stringify(object))];
+  const out = JSON.stringify(copy);
   const pieces: Uint8Array[] = [];
-  const { out } = serialized;
   let from = 0;
-  for (const { marker, value, text } of serialized.parts) {
+  for (const { marker, value, text } of spliced) {
     const at = out.indexOf(marker, from);
-    if (at < 0) return [utf8.encode(stringifyJsonObject(object))];
+    // Cannot happen (each marker is a top-level value of the copy); never splice blindly.
+    if (at < 0) return [utf8.encode(JSON.stringify(object))];
     pieces.push(utf8.encode(out.slice(from, at)));
     let bytes = encodedTexts.get(value);
     if (bytes === undefined) {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { malformedJson, readableFailure } from '../testing/hostile-json.ts';
-import { jsonObjectUtf8, knownJsonText, stringifyJsonObject } from './json-text.ts';
+import { jsonObjectUtf8, knownJsonText } from './json-text.ts';
 import { RequestParser, topLevelValueStart, valueEnd } from './request-parser.ts';
 
 const TOOLS = [
@@ -116,22 +116,20 @@ describe('the lexical scan', () => {
   });
 });
 
-describe('stringifyJsonObject', () => {
+describe('jsonObjectUtf8', () => {
+  const joined = (pieces: Uint8Array[]) => Buffer.concat(pieces).toString('utf8');
+
   it('equals JSON.stringify, splicing remembered texts of top-level values', () => {
     const parser = warmParser();
     const body = parser.parse(`{"model":"m","tools":${toolsText},"z":[1]}`) as Record<
       string,
       unknown
     >;
-    expect(stringifyJsonObject(body as never)).toBe(JSON.stringify(body));
+    expect(joined(jsonObjectUtf8(body as never))).toBe(JSON.stringify(body));
     const marker = { model: '\u0000toolgate-json-text-', tools: body.tools };
-    expect(stringifyJsonObject(marker as never)).toBe(JSON.stringify(marker));
-    expect(stringifyJsonObject({ a: 1 })).toBe('{"a":1}');
+    expect(joined(jsonObjectUtf8(marker as never))).toBe(JSON.stringify(marker));
+    expect(joined(jsonObjectUtf8({ a: 1 }))).toBe('{"a":1}');
   });
-});
-
-describe('jsonObjectUtf8', () => {
-  const joined = (pieces: Uint8Array[]) => Buffer.concat(pieces).toString('utf8');
 
   it('is JSON.stringify as UTF-8, the remembered values encoded once and reused', () => {
     const parser = warmParser();

@@ -1,7 +1,7 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
 import type { ExecutedBy } from '../../resources/vocabulary.ts';
 import type { FunctionParts, RequestTool, SurfaceAdapter } from '../request-tool.ts';
-import { declaredByName } from './openai-chat.ts';
+import { functionTool } from './openai-chat.ts';
 import {
   nonEmptyString,
   RequestProblems,
@@ -122,16 +122,7 @@ function listTools(body: JsonObject, problems: RequestProblems): RequestTool[] {
     if (!name) continue;
     const type = raw.type;
     if (type === undefined || type === null || type === 'custom') {
-      tools.push({
-        name,
-        type: 'function',
-        kind: 'function',
-        declaredBy: declaredByName(name),
-        executedBy: 'agent',
-        raw,
-        origin: 'tools',
-        index,
-      });
+      tools.push(functionTool(name, raw, index));
     } else if (typeof type !== 'string') {
       problems.add(`tools[${index}].type`, 'must be a string');
     } else {

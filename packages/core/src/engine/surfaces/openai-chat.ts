@@ -135,7 +135,8 @@ function listTools(body: JsonObject, problems: RequestProblems): RequestTool[] {
   return tools;
 }
 
-function functionTool(name: string, raw: JsonObject, index: number): RequestTool {
+/** An agent's own function tool at `tools[index]`. */
+export function functionTool(name: string, raw: JsonObject, index: number): RequestTool {
   return {
     name,
     type: 'function',
