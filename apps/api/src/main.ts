@@ -5,6 +5,7 @@ import { parseEnv } from './env.ts';
 import { BootstrapOperator } from './identities/bootstrap-operator.ts';
 import { createLogger } from './logger.ts';
 import { SeedService } from './resources/seed.service.ts';
+import { installShutdown } from './shutdown.ts';
 
 /**
  * `pnpm --filter @toolgate/api start`: PostgreSQL (DATABASE_URL, or embedded under DATA_DIR),
@@ -34,14 +35,4 @@ if (token) {
   );
 }
 
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  log.info(`${signal}: shutting down`);
-  await app.close();
-  await database.stop();
-  process.exit(0);
-}
-process.on('SIGINT', () => void shutdown('SIGINT'));
-process.on('SIGTERM', () => void shutdown('SIGTERM'));
+installShutdown({ app, stopDatabase: database.stop, log, graceMs: env.SHUTDOWN_GRACE_MS });

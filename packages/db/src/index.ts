@@ -8,6 +8,7 @@ export {
   resolveDatabaseUrl,
   type StartEmbeddedPostgresOptions,
   startEmbeddedPostgres,
+  takeOverShutdownSignals,
 } from './embedded-postgres.ts';
 export {
   type ApplyMigrationsOptions,

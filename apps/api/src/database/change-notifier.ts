@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { DATABASE_URL, LOGGER } from './database.tokens.ts';
@@ -22,7 +22,7 @@ export const CHANGES_CHANNEL = 'toolgate_changes';
  * `reconnected` event tells waiters to re-check, since notifications may have been missed.
  */
 @Injectable()
-export class ChangeNotifier implements OnModuleInit, OnModuleDestroy {
+export class ChangeNotifier implements OnModuleInit, OnApplicationShutdown {
   private readonly emitter = new EventEmitter().setMaxListeners(0);
   private client: pg.Client | undefined;
   private closed = false;
@@ -37,7 +37,8 @@ export class ChangeNotifier implements OnModuleInit, OnModuleDestroy {
     await this.connect(true);
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** After the HTTP server has closed (requests in flight during shutdown may still notify). */
+  async onApplicationShutdown(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retry);
     await this.client?.end().catch(() => undefined);

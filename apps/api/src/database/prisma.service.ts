@@ -1,17 +1,18 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { createPrismaClient, type PrismaClient } from '@toolgate/db';
 import { DATABASE_URL } from './database.tokens.ts';
 
 /** The one PrismaClient of the process. Only repositories use it. */
 @Injectable()
-export class PrismaService implements OnModuleDestroy {
+export class PrismaService implements OnApplicationShutdown {
   readonly client: PrismaClient;
 
   constructor(@Inject(DATABASE_URL) databaseUrl: string) {
     this.client = createPrismaClient(databaseUrl);
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** After the HTTP server has closed: requests in flight during shutdown still query. */
+  async onApplicationShutdown(): Promise<void> {
     await this.client.$disconnect();
   }
 }
