@@ -19,3 +19,9 @@ export {
   migrationChecksum,
   readMigrations,
 } from './migrations.ts';
+export {
+  ensureReceiptPartitions,
+  partitionName,
+  RECEIPTS_DEFAULT_PARTITION,
+  type ReceiptPartitionsReport,
+} from './receipt-partitions.ts';

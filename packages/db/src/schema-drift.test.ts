@@ -56,9 +56,11 @@ describe('schema drift', () => {
     await execute(fromPrisma.url, await prismaSchemaSql(schemaText, fromPrisma.url));
 
     // Independent of schemaFromPrisma's type and default mapping: database against database.
+    // Prisma's engine never partitions; the test above checks partitioning against schema.prisma.
     const differences = diffSchemas(
       await schemaFromDatabase(fromPrisma.url),
       await schemaFromDatabase(fromMigrations.url),
+      { ignorePartitioning: true },
     );
 
     expect(
@@ -118,6 +120,25 @@ describe('schema drift', () => {
 
     expect(differences).toEqual([
       'table receipts (model Receipt): missing index receipts_outcome_received_at_idx USING btree (outcome, received_at DESC)',
+    ]);
+  });
+
+  it("reports partitioning that differs from schema.prisma's @partitioned line", async () => {
+    const database = await migratedDatabase();
+    const actual = await schemaFromDatabase(database.url);
+    const marker = '/// @partitioned RANGE (received_at)';
+    expect(schemaText).toContain(marker);
+
+    expect(
+      diffSchemas(
+        schemaFromPrisma(schemaText.replace(marker, '/// @partitioned RANGE (ingested_at)')),
+        actual,
+      ),
+    ).toEqual([
+      'table receipts (model Receipt): partitioned by RANGE (received_at), schema.prisma wants partitioned by RANGE (ingested_at)',
+    ]);
+    expect(diffSchemas(schemaFromPrisma(schemaText.replace(marker, '')), actual)).toEqual([
+      'table receipts (model Receipt): partitioned by RANGE (received_at), schema.prisma wants no partitioning',
     ]);
   });
 });

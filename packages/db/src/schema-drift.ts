@@ -22,6 +22,12 @@ export interface TableShape {
   /** Indexes by name, the primary key's included. */
   indexes: Map<string, IndexShape>;
   foreignKeys: string[];
+  /**
+   * How the table is partitioned, as `pg_get_partkeydef` spells it (`RANGE (received_at)`).
+   * Prisma cannot declare it: schema.prisma says so in the model's documentation, on a line
+   * `@partitioned RANGE (received_at)`. The partitions themselves are not compared.
+   */
+  partitioning?: string;
   /** Things the comparison does not understand; each is a difference. */
   unsupported: string[];
 }
@@ -68,6 +74,8 @@ export function schemaFromPrisma(schemaText: string): DatabaseShape {
       foreignKeys: [],
       unsupported: [],
     };
+    const partitioning = /^@partitioned (.+)$/m.exec(model.documentation ?? '')?.[1]?.trim();
+    if (partitioning) shapeOfTable.partitioning = partitioning;
     for (const field of model.fields) {
       if (field.kind !== 'scalar') {
         shapeOfTable.unsupported.push(
@@ -117,15 +125,20 @@ export function schemaFromPrisma(schemaText: string): DatabaseShape {
   return shape;
 }
 
-/** The tables of the connection's current schema, except Prisma's `_prisma_migrations`. */
+/**
+ * The tables of the connection's current schema, except Prisma's `_prisma_migrations` and the
+ * partitions of partitioned tables (a partitioned table is compared as one table).
+ */
 export async function schemaFromDatabase(databaseUrl: string): Promise<DatabaseShape> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const tables = await client.query<{ table: string }>(
-      `SELECT c.relname AS table FROM pg_class c
+    const tables = await client.query<{ table: string; partitioning: string | null }>(
+      `SELECT c.relname AS table,
+              CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) END AS partitioning
+         FROM pg_class c
         WHERE c.relnamespace = current_schema()::regnamespace AND c.relkind IN ('r', 'p')
-          AND c.relname <> '_prisma_migrations'`,
+          AND NOT c.relispartition AND c.relname <> '_prisma_migrations'`,
     );
     const columns = await client.query<{
       table: string;
@@ -180,12 +193,13 @@ export async function schemaFromDatabase(databaseUrl: string): Promise<DatabaseS
     );
 
     const shape: DatabaseShape = new Map();
-    for (const { table } of tables.rows) {
+    for (const { table, partitioning } of tables.rows) {
       shape.set(table, {
         columns: new Map(),
         indexes: new Map(),
         foreignKeys: [],
         unsupported: [],
+        ...(partitioning ? { partitioning } : {}),
       });
     }
     for (const row of columns.rows) {
@@ -228,8 +242,16 @@ export async function schemaFromDatabase(databaseUrl: string): Promise<DatabaseS
   }
 }
 
-/** Every way `actual` (the database) differs from `expected` (schema.prisma), in words. */
-export function diffSchemas(expected: DatabaseShape, actual: DatabaseShape): string[] {
+/**
+ * Every way `actual` (the database) differs from `expected` (schema.prisma), in words.
+ * `ignorePartitioning` for two databases of which one comes from Prisma's engine, which never
+ * partitions.
+ */
+export function diffSchemas(
+  expected: DatabaseShape,
+  actual: DatabaseShape,
+  options: { ignorePartitioning?: boolean } = {},
+): string[] {
   const differences: string[] = [];
   for (const [tableName, wanted] of expected) {
     const label = `table ${tableName}${wanted.model ? ` (model ${wanted.model})` : ''}`;
@@ -240,6 +262,11 @@ export function diffSchemas(expected: DatabaseShape, actual: DatabaseShape): str
       continue;
     }
     for (const problem of found.unsupported) differences.push(`${label}: ${problem}`);
+    if (!options.ignorePartitioning && found.partitioning !== wanted.partitioning) {
+      differences.push(
+        `${label}: ${found.partitioning ? `partitioned by ${found.partitioning}` : 'not partitioned'}, schema.prisma wants ${wanted.partitioning ? `partitioned by ${wanted.partitioning}` : 'no partitioning'}`,
+      );
+    }
     for (const [columnName, column] of wanted.columns) {
       const where = `${label}, column ${columnName}${column.field ? ` (field ${column.field})` : ''}`;
       const present = found.columns.get(columnName);

@@ -44,6 +44,18 @@ interface TableStats {
   columns: Map<string, ElementStats>;
 }
 
+/** One partition's statistics of one array column (column null: the partition has none). */
+export interface PartitionStatsRow {
+  partition: string;
+  rows: number;
+  column: string | null;
+  elements: string[] | null;
+  frequencies: number[] | null;
+}
+
+/** With no elements kept, ANALYZE saw nothing more common than this. */
+const UNLISTED_FLOOR = 0.001;
+
 const STATS_TTL_MS = 5 * 60_000;
 const MIN_WINDOW = 1000;
 const MAX_WINDOW = 50_000;
@@ -167,41 +179,25 @@ export class ReceiptListRepository {
     return [...rows, ...(await this.fromIndex({ ...filter, before }, limit - rows.length))];
   }
 
-  /** Row count and element frequencies of the array columns, cached for a few minutes. */
+  /**
+   * Row count and element frequencies of the array columns, cached for a few minutes. `receipts`
+   * is partitioned and autovacuum analyzes only its partitions, so the figures are theirs,
+   * combined: rows summed, an element's frequency weighted by its partition's rows (0 where a
+   * partition's statistics do not list it), the floor likewise. Partitions never analyzed count
+   * for nothing.
+   */
   private async tableStats(): Promise<TableStats | undefined> {
     if (this.stats && Date.now() - this.stats.at < STATS_TTL_MS) return this.stats.value;
-    const [table] = await this.prisma.client.$queryRaw<Array<{ rows: number }>>`
-      SELECT reltuples::float8 AS rows FROM pg_class WHERE oid = 'receipts'::regclass`;
-    const columns = await this.prisma.client.$queryRaw<
-      Array<{ column: string; elements: string[] | null; frequencies: number[] | null }>
-    >`
-      SELECT attname AS column, most_common_elems::text::text[] AS elements,
-        most_common_elem_freqs::float8[] AS frequencies
-      FROM pg_stats
-      WHERE schemaname = current_schema() AND tablename = 'receipts'
-        AND attname IN ('tools', 'rules', 'policies')`;
-    const rows = table?.rows ?? 0;
-    const value: TableStats | undefined =
-      rows > 0
-        ? {
-            rows,
-            columns: new Map(
-              columns.map((column) => {
-                const elements = column.elements ?? [];
-                const frequencies = column.frequencies ?? [];
-                return [
-                  column.column,
-                  {
-                    frequencies: new Map(elements.map((e, i) => [e, frequencies[i] ?? 0])),
-                    // After the per-element frequencies come the minimum, the maximum and the
-                    // null frequency; with no elements kept, anything is rarer than 1 in 1000.
-                    floor: elements.length > 0 ? (frequencies[elements.length] ?? 0) : 0.001,
-                  },
-                ];
-              }),
-            ),
-          }
-        : undefined;
+    const partitions = await this.prisma.client.$queryRaw<PartitionStatsRow[]>`
+      SELECT c.relname AS partition, c.reltuples::float8 AS rows, s.attname AS column,
+        s.most_common_elems::text::text[] AS elements,
+        s.most_common_elem_freqs::float8[] AS frequencies
+      FROM pg_inherits i
+      JOIN pg_class c ON c.oid = i.inhrelid
+      LEFT JOIN pg_stats s ON s.schemaname = current_schema() AND s.tablename = c.relname
+        AND NOT s.inherited AND s.attname IN ('tools', 'rules', 'policies')
+      WHERE i.inhparent = 'receipts'::regclass AND c.reltuples > 0`;
+    const value = combinePartitionStats(partitions);
     this.stats = { at: Date.now(), value };
     return value;
   }
@@ -284,4 +280,33 @@ function arrayConditions(filter: ReceiptFilter): Prisma.Sql[] {
 
 function and(conditions: Prisma.Sql[]): Prisma.Sql {
   return conditions.length === 0 ? Prisma.sql`TRUE` : Prisma.join(conditions, ' AND ');
+}
+
+/**
+ * The statistics of the whole table from its partitions' (see `tableStats`); undefined when no
+ * partition has been analyzed. Exported for its unit test.
+ */
+export function combinePartitionStats(
+  rows: ReadonlyArray<PartitionStatsRow>,
+): TableStats | undefined {
+  const partitionRows = new Map(rows.map((row) => [row.partition, row.rows]));
+  const total = [...partitionRows.values()].reduce((sum, count) => sum + count, 0);
+  if (total <= 0) return undefined;
+  const columns = new Map<string, ElementStats>();
+  for (const row of rows) {
+    if (row.column === null) continue;
+    const column = columns.get(row.column) ?? { frequencies: new Map(), floor: 0 };
+    columns.set(row.column, column);
+    const weight = row.rows / total;
+    const elements = row.elements ?? [];
+    const frequencies = row.frequencies ?? [];
+    elements.forEach((element, i) => {
+      const sum = (column.frequencies.get(element) ?? 0) + (frequencies[i] ?? 0) * weight;
+      column.frequencies.set(element, sum);
+    });
+    // After the per-element frequencies come the minimum, the maximum and the null frequency.
+    const floor = elements.length > 0 ? (frequencies[elements.length] ?? 0) : UNLISTED_FLOOR;
+    column.floor += floor * weight;
+  }
+  return { rows: total, columns };
 }

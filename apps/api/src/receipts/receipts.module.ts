@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { ChainVerifyService } from './chain-verify.service.ts';
 import { ReceiptIngestService } from './receipt-ingest.service.ts';
 import { ReceiptListRepository } from './receipt-list.repository.ts';
+import { ReceiptPartitionsService } from './receipt-partitions.service.ts';
 import { ReceiptQueryService } from './receipt-query.service.ts';
 import { ReceiptsController } from './receipts.controller.ts';
 import { ReceiptsRepository } from './receipts.repository.ts';
@@ -9,7 +10,10 @@ import { SchemaStoreService } from './schema-store.service.ts';
 import { SchemasController } from './schemas.controller.ts';
 import { SchemasRepository } from './schemas.repository.ts';
 
-/** Receipt ingest, history and chain verification; the content-addressed schema store. */
+/**
+ * Receipt ingest, history and chain verification; the content-addressed schema store; the
+ * monthly partitions of the receipts table.
+ */
 @Module({
   controllers: [ReceiptsController, SchemasController],
   providers: [
@@ -20,6 +24,7 @@ import { SchemasRepository } from './schemas.repository.ts';
     ReceiptQueryService,
     ChainVerifyService,
     SchemaStoreService,
+    ReceiptPartitionsService,
   ],
   exports: [ReceiptsRepository, SchemasRepository],
 })

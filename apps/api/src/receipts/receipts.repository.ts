@@ -47,9 +47,10 @@ export class ReceiptsRepository {
     const [row] = await this.prisma.client.$queryRaw<
       Array<{ seq: bigint; body: unknown; toolSet: ToolSet | null }>
     >`
-      SELECT r.seq, r.body, t.body AS "toolSet" FROM receipts r
+      SELECT r.seq, r.body, t.body AS "toolSet" FROM receipt_links l
+      JOIN receipts r ON r.id = l.id AND r.received_at = l.received_at
       LEFT JOIN tool_sets t ON t.hash = r.tool_set_hash
-      WHERE r.id = ${id}`;
+      WHERE l.id = ${id}`;
     if (row === undefined) return undefined;
     const receipt =
       row.toolSet === null
@@ -69,8 +70,9 @@ export class ReceiptsRepository {
   /**
    * Appends to a gateway's chain in one transaction: takes the gateway's chain lock (concurrent
    * ingests of one gateway queue up, other gateways are not held), reads the chain head and
-   * which of `ids` are already stored, lets `plan` decide, and inserts the rows it returns with
-   * a single `INSERT … SELECT FROM unnest(…)` (one round trip for the whole batch), after the
+   * which of `ids` are already stored (both from `receipt_links`), lets `plan` decide, and
+   * inserts the rows it returns, with their links, in a single statement (one round trip for
+   * the whole batch), after the
    * tool sets of `toolSets` (hash → JSON text). Nothing is written if anything fails.
    */
   async appendToChain<T>(
@@ -83,12 +85,13 @@ export class ReceiptsRepository {
       async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`receipts:${gateway}`}))`;
         const heads = await tx.$queryRaw<ChainHead[]>`
-          SELECT seq, hash FROM receipts WHERE gateway = ${gateway} ORDER BY seq DESC LIMIT 1`;
+          SELECT seq, hash FROM receipt_links WHERE gateway = ${gateway}
+          ORDER BY seq DESC LIMIT 1`;
         const stored =
           ids.length === 0
             ? []
             : await tx.$queryRaw<Array<{ id: string; hash: string }>>`
-                SELECT id, hash FROM receipts WHERE id = ANY(${[...ids]}::text[])`;
+                SELECT id, hash FROM receipt_links WHERE id = ANY(${[...ids]}::text[])`;
         const { rows, result } = plan({
           head: heads[0],
           stored: new Map(stored.map((row) => [row.id, row.hash])),
@@ -122,10 +125,14 @@ export class ReceiptsRepository {
   /** A page of a gateway's chain in seq order, after `afterSeq`. */
   async chainPage(gateway: string, afterSeq: bigint, limit: number): Promise<ChainLinkRow[]> {
     return this.prisma.client.$queryRaw<ChainLinkRow[]>`
-      SELECT seq, id, hash, prev_hash AS "prevHash", body FROM receipts
-      WHERE gateway = ${gateway} AND seq > ${afterSeq}
-      ORDER BY seq
-      LIMIT ${limit}`;
+      SELECT r.seq, r.id, r.hash, r.prev_hash AS "prevHash", r.body FROM (
+        SELECT id, received_at FROM receipt_links
+        WHERE gateway = ${gateway} AND seq > ${afterSeq}
+        ORDER BY seq
+        LIMIT ${limit}
+      ) l
+      JOIN receipts r ON r.id = l.id AND r.received_at = l.received_at
+      ORDER BY r.seq`;
   }
 }
 
@@ -138,7 +145,9 @@ export class ReceiptIdTakenError extends Error {
 }
 
 /**
- * One statement for the whole batch. Columns travel as arrays zipped by `ROWS FROM`. The bodies
+ * One statement for the whole batch: each receipt into its month's partition of `receipts`
+ * and its link into `receipt_links`, whose keys (id; gateway and seq) are what makes both
+ * unique across partitions. Columns travel as arrays zipped by `ROWS FROM`. The bodies
  * travel as one text, JSON texts separated by U+001E (JSON.stringify never writes a raw control
  * character, so the separator cannot occur inside a body), split by `string_to_table` and parsed
  * one by one: a third faster than one big JSON array through `jsonb_array_elements`, and three
@@ -152,6 +161,25 @@ function insertStatement(gateway: string, rows: ReadonlyArray<NewReceiptRow>): P
     rows.map((row) => arrayLiteral(row[key]));
   const bodies = rows.map((row) => row.body).join(RECORD_SEPARATOR);
   return Prisma.sql`
+    WITH u AS MATERIALIZED (
+      SELECT * FROM ROWS FROM (
+        unnest(${column('id')}::text[]), unnest(${rows.map((row) => row.seq.toString())}::bigint[]),
+        unnest(${column('receivedAt')}::timestamptz[]), unnest(${column('surface')}::text[]),
+        unnest(${column('model')}::text[]), unnest(${column('stream')}::boolean[]),
+        unnest(${column('status')}::int[]), unnest(${column('outcome')}::text[]),
+        unnest(${column('identityHuman')}::text[]), unnest(${column('identityService')}::text[]),
+        unnest(${column('identitySession')}::text[]), unnest(${column('binding')}::text[]),
+        unnest(${literals('tools')}::text[]), unnest(${literals('rules')}::text[]),
+        unnest(${literals('policies')}::text[]), unnest(${column('prevHash')}::text[]),
+        unnest(${column('hash')}::text[]), unnest(${column('toolSetHash')}::text[]),
+        string_to_table(${bodies}::text, E'\\x1e')
+      ) AS u(id, seq, received_at, surface, model, stream, status, outcome, identity_human,
+        identity_service, identity_session, binding, tools, rules, policies, prev_hash, hash,
+        tool_set_hash, body)
+    ), links AS (
+      INSERT INTO receipt_links (id, gateway, seq, received_at, hash)
+      SELECT u.id, ${gateway}, u.seq, u.received_at, u.hash FROM u
+    )
     INSERT INTO receipts (id, gateway, seq, received_at, surface, model, stream, status, outcome,
       identity_human, identity_service, identity_session, binding, tools, rules, policies,
       prev_hash, hash, tool_set_hash, body)
@@ -159,20 +187,7 @@ function insertStatement(gateway: string, rows: ReadonlyArray<NewReceiptRow>): P
       u.outcome, u.identity_human, u.identity_service, u.identity_session, u.binding,
       u.tools::text[], u.rules::text[], u.policies::text[], u.prev_hash, u.hash, u.tool_set_hash,
       u.body::jsonb
-    FROM ROWS FROM (
-      unnest(${column('id')}::text[]), unnest(${rows.map((row) => row.seq.toString())}::bigint[]),
-      unnest(${column('receivedAt')}::timestamptz[]), unnest(${column('surface')}::text[]),
-      unnest(${column('model')}::text[]), unnest(${column('stream')}::boolean[]),
-      unnest(${column('status')}::int[]), unnest(${column('outcome')}::text[]),
-      unnest(${column('identityHuman')}::text[]), unnest(${column('identityService')}::text[]),
-      unnest(${column('identitySession')}::text[]), unnest(${column('binding')}::text[]),
-      unnest(${literals('tools')}::text[]), unnest(${literals('rules')}::text[]),
-      unnest(${literals('policies')}::text[]), unnest(${column('prevHash')}::text[]),
-      unnest(${column('hash')}::text[]), unnest(${column('toolSetHash')}::text[]),
-      string_to_table(${bodies}::text, E'\\x1e')
-    ) AS u(id, seq, received_at, surface, model, stream, status, outcome, identity_human,
-      identity_service, identity_session, binding, tools, rules, policies, prev_hash, hash,
-      tool_set_hash, body)`;
+    FROM u`;
 }
 
 function isUniqueViolation(error: unknown): boolean {
