@@ -101,7 +101,9 @@ export async function fillReceipts(
 /** A listening API on `database`, with an operator token and the given gateways registered. */
 export async function startApiOn(database: TestDatabase, gateways: ReadonlyArray<string>) {
   const env = ApiEnv.parse({ LOG_LEVEL: 'silent', PORT: '0' });
-  const app = await createApp({ databaseUrl: database.url, env, log: pino({ level: 'silent' }) });
+  // BENCH_API_LOG=error shows what a failing API logged (silent otherwise: the bench prints).
+  const log = pino({ level: process.env.BENCH_API_LOG ?? 'silent' });
+  const app = await createApp({ databaseUrl: database.url, env, log });
   await app.get(SeedService).ensureSeeded();
   const operatorToken = (await app.get(BootstrapOperator).ensureOperator()) as string;
   const store = app.get(ResourceStore);

@@ -1,5 +1,6 @@
 import { type ApiClient, ApiError } from '@toolgate/contract';
 import { compactReceipt, hashCanonical, type Receipt, type ToolSet } from '@toolgate/core';
+import { until } from '@toolgate/core/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
@@ -217,6 +218,35 @@ describe('receipt ingest', () => {
     expect(rows[0].tools).toEqual(['search_code', 'create_pull_request', 'read_file']);
     const verification = await call(api.operator, 'receipts.verify', { params: { name: 'gw-v1' } });
     expect(verification).toEqual({ gateway: 'gw-v1', valid: true, checked: 4 });
+  });
+
+  it('runs a batch again when PostgreSQL breaks a deadlock by aborting it', async () => {
+    const client = await gateway('gw-deadlock');
+    const chain = chainOf(bodies('gw-deadlock', 3, 0, ['deadlock_tool']));
+    const toolSetHash = compactReceipt(chain[0] as Receipt).stored.tool_set_hash;
+    // Another session holds the batch's tool set row (uncommitted)…
+    const other = new pg.Client({ connectionString: api.database.url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(`INSERT INTO tool_sets (hash, body) VALUES ($1, '{}')`, [toolSetHash]);
+      const ingested = ingest(client, 'gw-deadlock', chain);
+      await until(async () => {
+        const { rows } = await db.query(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'`,
+        );
+        return rows[0].n > 0;
+      });
+      // …and then waits for the gateway's chain lock, which the ingest holds: a deadlock,
+      // which PostgreSQL breaks by aborting the ingest (the first to wait).
+      await other.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['receipts:gw-deadlock']);
+      await other.query('ROLLBACK');
+
+      expect((await ingested).map((r) => r.result)).toEqual(['created', 'created', 'created']);
+      expect(await rowCount('gw-deadlock')).toBe(3);
+    } finally {
+      await other.end();
+    }
   });
 
   it('treats a retried batch as duplicates and writes nothing twice', async () => {

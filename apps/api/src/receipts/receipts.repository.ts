@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { expandReceipt, type Receipt, type StoredReceipt, type ToolSet } from '@toolgate/core';
 import { Prisma } from '@toolgate/db';
@@ -81,6 +82,29 @@ export class ReceiptsRepository {
     toolSets: ReadonlyMap<string, string>,
     plan: (state: ChainState) => { rows: NewReceiptRow[]; result: T },
   ): Promise<T> {
+    // Tool sets go in in hash order, so two batches sharing tool sets queue up on the first
+    // one they share instead of each waiting on a row the other inserted (a deadlock).
+    const sortedToolSets = [...toolSets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.appendOnce(gateway, ids, sortedToolSets, plan);
+      } catch (error) {
+        // PostgreSQL broke a deadlock by aborting this transaction: nothing was written, and
+        // everything is read again under the lock, so the batch can simply run again.
+        if (postgresErrorCode(error) !== DEADLOCK_DETECTED || attempt >= DEADLOCK_ATTEMPTS) {
+          throw error;
+        }
+        await sleep(DEADLOCK_BACKOFF_MS * attempt * (0.5 + Math.random()));
+      }
+    }
+  }
+
+  private appendOnce<T>(
+    gateway: string,
+    ids: ReadonlyArray<string>,
+    toolSets: ReadonlyArray<readonly [string, string]>,
+    plan: (state: ChainState) => { rows: NewReceiptRow[]; result: T },
+  ): Promise<T> {
     return this.prisma.client.$transaction(
       async (tx) => {
         await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`receipts:${gateway}`}))`;
@@ -98,12 +122,14 @@ export class ReceiptsRepository {
         });
         // Every valid tool set sent is kept, even when the receipt it came with was not created
         // (rejected, duplicate): later receipts of the gateway rely on it being stored.
-        if (toolSets.size > 0) {
+        if (toolSets.length > 0) {
           await tx.$executeRaw`
             INSERT INTO tool_sets (hash, body)
             SELECT u.hash, u.body::jsonb
-            FROM unnest(${[...toolSets.keys()]}::text[], ${[...toolSets.values()]}::text[])
-              AS u(hash, body)
+            FROM unnest(
+              ${toolSets.map(([hash]) => hash)}::text[], ${toolSets.map(([, body]) => body)}::text[]
+            ) WITH ORDINALITY AS u(hash, body, position)
+            ORDER BY u.position
             ON CONFLICT (hash) DO NOTHING`;
         }
         if (rows.length === 0) return result;
@@ -190,10 +216,23 @@ function insertStatement(gateway: string, rows: ReadonlyArray<NewReceiptRow>): P
     FROM u`;
 }
 
+const UNIQUE_VIOLATION = '23505';
+const DEADLOCK_DETECTED = '40P01';
+const DEADLOCK_ATTEMPTS = 3;
+const DEADLOCK_BACKOFF_MS = 20;
+
+/** The SQLSTATE of a PostgreSQL error as Prisma's driver adapter reports it. */
+function postgresErrorCode(error: unknown): string | undefined {
+  const meta = (
+    error as {
+      meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string } } };
+    }
+  )?.meta;
+  return meta?.driverAdapterError?.cause?.originalCode ?? meta?.code;
+}
+
 function isUniqueViolation(error: unknown): boolean {
-  const cause = (error as { meta?: { driverAdapterError?: { cause?: { originalCode?: string } } } })
-    ?.meta?.driverAdapterError?.cause;
-  return cause?.originalCode === '23505';
+  return postgresErrorCode(error) === UNIQUE_VIOLATION;
 }
 
 /** PostgreSQL array literal: `{"a","b \"quoted\""}`. */
