@@ -40,7 +40,10 @@ export function installShutdown(options: ShutdownOptions): void {
       log.error(`still closing ${DISCONNECT_MS} ms after the grace period: stopping anyway`);
       void stop(1);
     }, graceMs + DISCONNECT_MS);
+    let stopped = false;
     const stop = async (code: number) => {
+      if (stopped) return;
+      stopped = true;
       clearTimeout(grace);
       clearTimeout(deadline);
       await options.stopDatabase().catch((error: unknown) => {
