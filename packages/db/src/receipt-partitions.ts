@@ -34,14 +34,7 @@ export async function ensureReceiptPartitions(
   try {
     await client.query('BEGIN');
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [LOCK_KEY]);
-    const existing = new Set(
-      (
-        await client.query<{ name: string }>(
-          `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-            WHERE i.inhparent = 'receipts'::regclass`,
-        )
-      ).rows.map((row) => row.name),
-    );
+    const existing = new Set(await listReceiptPartitions(client));
     const stray = await client.query<{ month: Date }>(
       `SELECT DISTINCT date_trunc('month', received_at, 'UTC') AS month FROM ${RECEIPTS_DEFAULT_PARTITION}`,
     );
@@ -69,6 +62,15 @@ export async function ensureReceiptPartitions(
   } finally {
     await client.end();
   }
+}
+
+/** The partitions of `receipts`, by name. */
+export async function listReceiptPartitions(client: pg.ClientBase): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+      WHERE i.inhparent = 'receipts'::regclass ORDER BY 1`,
+  );
+  return rows.map((row) => row.name);
 }
 
 /** Creates one month's partition; returns how many rows it took over from the default one. */

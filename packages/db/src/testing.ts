@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { postgresScratchDir, startEmbeddedPostgres } from './embedded-postgres.ts';
 import { applyMigrations } from './migrations.ts';
+import { listReceiptPartitions } from './receipt-partitions.ts';
 
 export interface TestPostgres {
   /** URL of a maintenance database on the server; test databases are created through it. */
@@ -64,7 +65,7 @@ export async function createTestDatabase(
   options: { migrate?: boolean; migrationsDir?: string } = {},
 ): Promise<TestDatabase> {
   const name = `toolgate_test_${randomUUID().replaceAll('-', '').slice(0, 16)}`;
-  await withAdmin(adminUrl, (client) =>
+  await withClient(adminUrl, (client) =>
     client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`),
   );
   const url = new URL(adminUrl);
@@ -73,7 +74,7 @@ export async function createTestDatabase(
     url: url.toString(),
     name,
     drop: () =>
-      withAdmin(adminUrl, async (client) => {
+      withClient(adminUrl, async (client) => {
         await client.query(`DROP DATABASE IF EXISTS ${client.escapeIdentifier(name)} WITH (FORCE)`);
       }),
   };
@@ -91,12 +92,28 @@ export async function createTestDatabase(
   return database;
 }
 
-async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: adminUrl });
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     return await work(client);
   } finally {
     await client.end();
   }
+}
+
+/** The partitions of `receipts` in the database at `url`, by name. */
+export function receiptPartitions(url: string): Promise<string[]> {
+  return withClient(url, listReceiptPartitions);
+}
+
+/** The partition holding the receipt `id` (`receipts_2026_11`), if it is stored. */
+export function receiptPartitionOf(url: string, id: string): Promise<string | undefined> {
+  return withClient(url, async (client) => {
+    const { rows } = await client.query<{ partition: string }>(
+      'SELECT tableoid::regclass::text AS partition FROM receipts WHERE id = $1',
+      [id],
+    );
+    return rows[0]?.partition;
+  });
 }

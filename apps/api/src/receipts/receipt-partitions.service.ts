@@ -36,9 +36,9 @@ export class ReceiptPartitionsService implements OnApplicationBootstrap, OnAppli
   }
 
   /** One maintenance run; undefined when it failed (logged). */
-  async run(now?: Date): Promise<ReceiptPartitionsReport | undefined> {
+  async run(): Promise<ReceiptPartitionsReport | undefined> {
     try {
-      const report = await ensureReceiptPartitions(this.databaseUrl, now ? { now } : {});
+      const report = await ensureReceiptPartitions(this.databaseUrl);
       if (report.created.length > 0) {
         this.log.info(
           { created: report.created, moved: report.moved },

@@ -1,5 +1,6 @@
 import { ingestBatchOf } from '@toolgate/core';
 import { partitionName } from '@toolgate/db';
+import { receiptPartitionOf, receiptPartitions } from '@toolgate/db/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
@@ -20,27 +21,11 @@ afterAll(async () => {
   await api.close();
 });
 
-async function partitions(): Promise<string[]> {
-  const { rows } = await db.query<{ name: string }>(
-    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-      WHERE i.inhparent = 'receipts'::regclass ORDER BY 1`,
-  );
-  return rows.map((row) => row.name);
-}
-
-async function partitionOf(id: string): Promise<string | undefined> {
-  const { rows } = await db.query<{ partition: string }>(
-    'SELECT tableoid::regclass::text AS partition FROM receipts WHERE id = $1',
-    [id],
-  );
-  return rows[0]?.partition;
-}
-
 describe('receipts partitioned by month', () => {
   it('has this month and the next ready as soon as the API is up', async () => {
     const now = new Date();
     const next = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
-    expect(await partitions()).toEqual(
+    expect(await receiptPartitions(api.database.url)).toEqual(
       expect.arrayContaining([partitionName(now), partitionName(next), 'receipts_default']),
     );
   });
@@ -66,9 +51,11 @@ describe('receipts partitioned by month', () => {
       ).results.map((result) => result.result);
 
     expect(await ingest()).toEqual(['created', 'created', 'created']);
-    expect(await partitionOf('gw-months-0')).toBe('receipts_default');
-    expect(await partitionOf('gw-months-1')).toBe(partitionName(new Date()));
-    expect(await partitionOf('gw-months-2')).toBe('receipts_default');
+    expect(await receiptPartitionOf(api.database.url, 'gw-months-0')).toBe('receipts_default');
+    expect(await receiptPartitionOf(api.database.url, 'gw-months-1')).toBe(
+      partitionName(new Date()),
+    );
+    expect(await receiptPartitionOf(api.database.url, 'gw-months-2')).toBe('receipts_default');
 
     const served = async () => {
       for (const [i, receipt] of chain.entries()) {
@@ -88,8 +75,8 @@ describe('receipts partitioned by month', () => {
     const report = await api.app.get(ReceiptPartitionsService).run();
     expect(report?.created).toEqual(['receipts_2024_01', 'receipts_2031_06']);
     expect(report?.moved).toBe(2);
-    expect(await partitionOf('gw-months-0')).toBe('receipts_2024_01');
-    expect(await partitionOf('gw-months-2')).toBe('receipts_2031_06');
+    expect(await receiptPartitionOf(api.database.url, 'gw-months-0')).toBe('receipts_2024_01');
+    expect(await receiptPartitionOf(api.database.url, 'gw-months-2')).toBe('receipts_2031_06');
 
     await served();
     // A retried batch is recognised wherever its receipts now live, and stored once.

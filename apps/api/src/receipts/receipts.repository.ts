@@ -82,12 +82,9 @@ export class ReceiptsRepository {
     toolSets: ReadonlyMap<string, string>,
     plan: (state: ChainState) => { rows: NewReceiptRow[]; result: T },
   ): Promise<T> {
-    // Tool sets go in in hash order, so two batches sharing tool sets queue up on the first
-    // one they share instead of each waiting on a row the other inserted (a deadlock).
-    const sortedToolSets = [...toolSets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.appendOnce(gateway, ids, sortedToolSets, plan);
+        return await this.appendOnce(gateway, ids, toolSets, plan);
       } catch (error) {
         // PostgreSQL broke a deadlock by aborting this transaction: nothing was written, and
         // everything is read again under the lock, so the batch can simply run again.
@@ -102,7 +99,7 @@ export class ReceiptsRepository {
   private appendOnce<T>(
     gateway: string,
     ids: ReadonlyArray<string>,
-    toolSets: ReadonlyArray<readonly [string, string]>,
+    toolSets: ReadonlyMap<string, string>,
     plan: (state: ChainState) => { rows: NewReceiptRow[]; result: T },
   ): Promise<T> {
     return this.prisma.client.$transaction(
@@ -122,14 +119,15 @@ export class ReceiptsRepository {
         });
         // Every valid tool set sent is kept, even when the receipt it came with was not created
         // (rejected, duplicate): later receipts of the gateway rely on it being stored.
-        if (toolSets.length > 0) {
+        // In hash order, so two batches sharing tool sets queue up on the first one they share
+        // instead of each waiting on a row the other inserted (a deadlock).
+        if (toolSets.size > 0) {
           await tx.$executeRaw`
             INSERT INTO tool_sets (hash, body)
             SELECT u.hash, u.body::jsonb
-            FROM unnest(
-              ${toolSets.map(([hash]) => hash)}::text[], ${toolSets.map(([, body]) => body)}::text[]
-            ) WITH ORDINALITY AS u(hash, body, position)
-            ORDER BY u.position
+            FROM unnest(${[...toolSets.keys()]}::text[], ${[...toolSets.values()]}::text[])
+              AS u(hash, body)
+            ORDER BY u.hash
             ON CONFLICT (hash) DO NOTHING`;
         }
         if (rows.length === 0) return result;
