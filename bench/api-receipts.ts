@@ -1,4 +1,4 @@
-import { compactReceipt, ingestBatchOf, type Receipt } from '@toolgate/core';
+import { compactReceipt, ingestBatchOf, type Receipt, type ToolSet } from '@toolgate/core';
 import { createPrismaClient } from '@toolgate/db';
 import { createTestDatabase, startTestPostgres, type TestDatabase } from '@toolgate/db/testing';
 import pg from 'pg';
@@ -13,7 +13,10 @@ import { fillReceipts, startApiOn } from './receipts-db.ts';
  *
  * a. ingest throughput of the same receipts through the API's batch endpoint (HTTP, validation,
  *    hashing, chain check, one `INSERT … SELECT FROM unnest`), through `COPY FROM STDIN` (the
- *    ceiling), and through a naive Prisma loop of one `createMany` per receipt (the floor);
+ *    ceiling), and through a naive Prisma loop of one `createMany` per row (the floor). All three
+ *    store the same rows: each receipt, its link (`receipt_links`) and its tool set if new;
+ *    the ceiling and the floor get them ready-made, the API derives them from what a gateway
+ *    sends;
  * b. `GET /receipts?tool=…` latency over a million rows, common to absent tools, with keyset
  *    follow-up pages, including a tool that was common a month ago and is gone now.
  */
@@ -136,8 +139,8 @@ async function ingestBench(adminUrl: string): Promise<{ lines: string[]; passed:
   const copy = await copySink(adminUrl);
   const naive = await naiveSink(adminUrl);
   const totals = { sequential: 0, concurrent: 0, copy: 0, naive: 0, naiveRows: 0 };
-  const copySeqs = new Map<string, number>();
-  const naiveSeqs = new Map<string, number>();
+  const copyRows = new StoredRows();
+  const naiveRows = new StoredRows();
   const ratios: Array<{ vsCopy: number; vsNaive: number }> = [];
   try {
     // Interleaved rounds, so that whatever else the machine does hits every variant alike.
@@ -152,13 +155,13 @@ async function ingestBench(adminUrl: string): Promise<{ lines: string[]; passed:
         body: JSON.stringify(ingestBatchOf(batch.receipts)),
         count: batch.receipts.length,
       }));
-      const chunks = copyText(storedRows(receipts, copySeqs));
-      const rows = naiveRows(naiveReceipts, naiveSeqs);
+      const copies = copyTexts(copyRows.of(receipts));
+      const rows = naiveRows.of(naiveReceipts);
       const seq = await timed(async () => {
         for (const batch of posts) await sequential.post(batch);
       });
       const conc = await timed(() => Promise.all(posts.map((batch) => concurrent.post(batch))));
-      const copied = await timed(() => copy.load(chunks));
+      const copied = await timed(() => copy.load(copies));
       const naively = await timed(() => naive.load(rows));
       totals.sequential += seq;
       totals.concurrent += conc;
@@ -171,10 +174,12 @@ async function ingestBench(adminUrl: string): Promise<{ lines: string[]; passed:
         vsNaive: rate(seq) / rate(naively, naiveReceipts.length),
       });
     }
-    await expectRows(sequential.url, all.length, "gateway <> 'bench-warmup'");
-    await expectRows(concurrent.url, all.length, "gateway <> 'bench-warmup'");
-    await expectRows(copy.url, all.length);
-    await expectRows(naive.url, totals.naiveRows);
+    // The APIs also stored their warm-up batch's tool sets.
+    const apiToolSets = new Set([...copyRows.toolSetHashes, ...toolSetHashes(makeWarmup())]).size;
+    await expectRows(sequential.url, all.length, apiToolSets, "gateway <> 'bench-warmup'");
+    await expectRows(concurrent.url, all.length, apiToolSets, "gateway <> 'bench-warmup'");
+    await expectRows(copy.url, all.length, copyRows.toolSetHashes.size);
+    await expectRows(naive.url, totals.naiveRows, naiveRows.toolSetHashes.size);
   } finally {
     await Promise.all([sequential.close(), concurrent.close(), copy.close(), naive.close()]);
   }
@@ -190,7 +195,7 @@ async function ingestBench(adminUrl: string): Promise<{ lines: string[]; passed:
       `  HTTP batches of ${BATCH}, one at a time        ${rate(rows / totals.sequential)}`,
       `  HTTP batches, ${BATCHES_PER_ROUND} gateways at once           ${rate(rows / totals.concurrent)}`,
       `  COPY FROM STDIN                          ${rate(rows / totals.copy)}`,
-      `  naive createMany per row (${totals.naiveRows} rows)    ${rate(totals.naiveRows / totals.naive)}`,
+      `  naive createMany per row (${totals.naiveRows} receipts) ${rate(totals.naiveRows / totals.naive)}`,
       `  HTTP one at a time vs COPY ${vsCopy.toFixed(2)}× (target ≥ ${TARGET_HTTP_VS_COPY}×), vs naive ${vsNaive.toFixed(1)}× (target ≥ ${TARGET_HTTP_VS_NAIVE}×), medians of the rounds: ${passed ? 'PASS' : 'FAIL'}`,
     ],
   };
@@ -263,6 +268,10 @@ interface PreparedBatch {
   count: number;
 }
 
+function toolSetHashes(receipts: ReadonlyArray<Receipt>): string[] {
+  return receipts.map((receipt) => compactReceipt(receipt).stored.tool_set_hash);
+}
+
 function makeWarmup(): Receipt[] {
   return chainOf(
     Array.from({ length: 300 }, (_, i) =>
@@ -296,49 +305,93 @@ const COPY_COLUMNS = [
   'policies',
   'prev_hash',
   'hash',
+  'tool_set_hash',
   'body',
 ];
 
-/** Rows in the order and form the API stores them: per-gateway seq, derived columns, body. */
-function storedRows(receipts: ReadonlyArray<Receipt>, seqs: Map<string, number>) {
-  return receipts.map((receipt) => {
-    const seq = (seqs.get(receipt.gateway) ?? 0) + 1;
-    seqs.set(receipt.gateway, seq);
-    // Stored as the API stores it: the tool set by reference (stored once, not part of a row).
-    return { ...receiptColumns(receipt), seq, receipt: compactReceipt(receipt).stored };
-  });
+/**
+ * What the API stores for receipts, computed the way the API does: per receipt its columns
+ * (per-gateway seq) and stored body, its link, and its tool set the first time it is seen.
+ */
+class StoredRows {
+  private readonly seqs = new Map<string, number>();
+  private readonly toolSets = new Set<string>();
+
+  get toolSetHashes(): ReadonlySet<string> {
+    return this.toolSets;
+  }
+
+  of(receipts: ReadonlyArray<Receipt>) {
+    const toolSets: Array<{ hash: string; body: ToolSet }> = [];
+    const rows = receipts.map((receipt) => {
+      const seq = (this.seqs.get(receipt.gateway) ?? 0) + 1;
+      this.seqs.set(receipt.gateway, seq);
+      const { stored, toolSet } = compactReceipt(receipt);
+      if (!this.toolSets.has(stored.tool_set_hash)) {
+        this.toolSets.add(stored.tool_set_hash);
+        toolSets.push({ hash: stored.tool_set_hash, body: toolSet });
+      }
+      return { ...receiptColumns(receipt), seq, receipt: stored };
+    });
+    return { toolSets, rows };
+  }
 }
 
-/** PostgreSQL COPY text format: tab-separated, `\N` for null, backslash escapes. */
-function copyText(rows: ReturnType<typeof storedRows>): string[] {
-  const esc = (value: string) => value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c] as string);
+type StoredRound = ReturnType<StoredRows['of']>;
+
+/** `COPY … FROM STDIN` texts for a round, in the order they load (tool sets before receipts). */
+function copyTexts({ toolSets, rows }: StoredRound): Array<{ table: string; chunks: string[] }> {
   const array = (values: string[]) =>
-    esc(`{${values.map((v) => `"${v.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`);
-  const text = (value: string | null) => (value === null ? '\\N' : esc(value));
+    `{${values.map((v) => `"${v.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
+  return [
+    {
+      table: 'tool_sets (hash, body)',
+      chunks: copyText(toolSets.map((set) => [set.hash, JSON.stringify(set.body)])),
+    },
+    {
+      table: 'receipt_links (id, gateway, seq, received_at, hash)',
+      chunks: copyText(
+        rows.map((row) => [row.id, row.gateway, String(row.seq), row.receivedAt, row.hash]),
+      ),
+    },
+    {
+      table: `receipts (${COPY_COLUMNS.join(', ')})`,
+      chunks: copyText(
+        rows.map((row) => [
+          row.id,
+          row.gateway,
+          String(row.seq),
+          row.receivedAt,
+          row.surface,
+          row.model,
+          row.stream ? 't' : 'f',
+          String(row.status),
+          row.outcome,
+          row.identityHuman,
+          row.identityService,
+          row.identitySession,
+          row.binding,
+          array(row.tools),
+          array(row.rules),
+          array(row.policies),
+          row.prevHash,
+          row.hash,
+          row.receipt.tool_set_hash,
+          JSON.stringify(row.receipt),
+        ]),
+      ),
+    },
+  ];
+}
+
+/** PostgreSQL COPY text format: tab-separated, `\N` for null, backslash escapes; ~1 MB chunks. */
+function copyText(rows: ReadonlyArray<ReadonlyArray<string | null>>): string[] {
+  const esc = (value: string | null) =>
+    value === null ? '\\N' : value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c] as string);
   const chunks: string[] = [];
   let chunk = '';
   for (const row of rows) {
-    chunk += `${[
-      text(row.id),
-      text(row.gateway),
-      String(row.seq),
-      text(row.receivedAt),
-      text(row.surface),
-      text(row.model),
-      row.stream ? 't' : 'f',
-      String(row.status),
-      row.outcome,
-      text(row.identityHuman),
-      text(row.identityService),
-      text(row.identitySession),
-      text(row.binding),
-      array(row.tools),
-      array(row.rules),
-      array(row.policies),
-      text(row.prevHash),
-      text(row.hash),
-      esc(JSON.stringify(row.receipt)),
-    ].join('\t')}\n`;
+    chunk += `${row.map(esc).join('\t')}\n`;
     if (chunk.length > 1 << 20) {
       chunks.push(chunk);
       chunk = '';
@@ -402,19 +455,23 @@ class CopyIn {
   }
 }
 
-/** A plain database loaded with COPY; seqs continue across loads like the API's chains. */
+/** A plain database loaded with COPY, a round in one transaction like an API batch. */
 async function copySink(
   adminUrl: string,
-): Promise<Sink & { load(chunks: string[]): Promise<void> }> {
+): Promise<Sink & { load(copies: ReturnType<typeof copyTexts>): Promise<void> }> {
   const database = await createTestDatabase(adminUrl);
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   return {
     url: database.url,
-    async load(chunks) {
-      const copy = new CopyIn(`COPY receipts (${COPY_COLUMNS.join(', ')}) FROM STDIN`, chunks);
-      client.query(copy as unknown as pg.QueryConfig);
-      await copy.done;
+    async load(copies) {
+      await client.query('BEGIN');
+      for (const { table, chunks } of copies) {
+        const copy = new CopyIn(`COPY ${table} FROM STDIN`, chunks);
+        client.query(copy as unknown as pg.QueryConfig);
+        await copy.done;
+      }
+      await client.query('COMMIT');
     },
     async close() {
       await client.end();
@@ -423,29 +480,32 @@ async function copySink(
   };
 }
 
-type NaiveRow = ReturnType<typeof naiveRows>[number];
-
-function naiveRows(receipts: ReadonlyArray<Receipt>, seqs: Map<string, number>) {
-  return storedRows(receipts, seqs).map(({ seq, receipt, ...columns }) => ({
-    ...columns,
-    seq: BigInt(seq),
-    receivedAt: new Date(columns.receivedAt),
-    body: receipt as object,
-    toolSetHash: receipt.tool_set_hash,
-  }));
-}
-
-/** A plain database loaded by a naive loop: one `createMany` of one row per receipt. */
+/** A plain database loaded by a naive loop: a `createMany` of one row per table and receipt. */
 async function naiveSink(
   adminUrl: string,
-): Promise<Sink & { load(rows: NaiveRow[]): Promise<void> }> {
+): Promise<Sink & { load(round: StoredRound): Promise<void> }> {
   const database = await createTestDatabase(adminUrl);
   const prisma = createPrismaClient(database.url);
   await prisma.$connect();
   return {
     url: database.url,
-    async load(rows) {
-      for (const row of rows) await prisma.receipt.createMany({ data: [row] });
+    async load({ toolSets, rows }) {
+      const toolSet = new Map(toolSets.map((set) => [set.hash, set.body]));
+      for (const { seq, receipt, ...columns } of rows) {
+        const hash = receipt.tool_set_hash;
+        const body = toolSet.get(hash);
+        if (body !== undefined) {
+          await prisma.toolSet.createMany({ data: [{ hash, body }], skipDuplicates: true });
+        }
+        const { id, gateway, hash: receiptHash } = columns;
+        const receivedAt = new Date(columns.receivedAt);
+        await prisma.receiptLink.createMany({
+          data: [{ id, gateway, seq: BigInt(seq), receivedAt, hash: receiptHash }],
+        });
+        await prisma.receipt.createMany({
+          data: [{ ...columns, seq: BigInt(seq), receivedAt, body: receipt, toolSetHash: hash }],
+        });
+      }
     },
     async close() {
       await prisma.$disconnect();
@@ -454,12 +514,29 @@ async function naiveSink(
   };
 }
 
-async function expectRows(url: string, expected: number, where = 'TRUE'): Promise<void> {
+/** The receipts (and as many links) and the tool sets a variant stored. */
+async function expectRows(
+  url: string,
+  receipts: number,
+  toolSets: number,
+  where = 'TRUE',
+): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query(`SELECT count(*)::int AS n FROM receipts WHERE ${where}`);
-    if (rows[0].n !== expected) throw new Error(`expected ${expected} rows, found ${rows[0].n}`);
+    const count = async (table: string) =>
+      (await client.query(`SELECT count(*)::int AS n FROM ${table} WHERE ${where}`)).rows[0].n;
+    const found = {
+      receipts: await count('receipts'),
+      links: await count('receipt_links'),
+      toolSets: await client
+        .query('SELECT count(*)::int AS n FROM tool_sets')
+        .then((result) => result.rows[0].n),
+    };
+    const expected = { receipts, links: receipts, toolSets };
+    if (JSON.stringify(found) !== JSON.stringify(expected)) {
+      throw new Error(`expected ${JSON.stringify(expected)}, found ${JSON.stringify(found)}`);
+    }
   } finally {
     await client.end();
   }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
-import { createPrismaClient, type PrismaClient } from './client.ts';
+import { createDatabaseClients, createPrismaClient, type PrismaClient } from './client.ts';
 import { createTestDatabase, type TestDatabase } from './testing.ts';
 
 let database: TestDatabase;
@@ -78,4 +78,19 @@ it('fills autoincrement ids and text[] columns', async () => {
     }),
   ).toEqual([{ id: receipt.id }]);
   expect(receipt.receivedAt.toISOString()).toBe('2026-01-02T03:04:05.678Z');
+});
+
+it('shares one pool between Prisma and raw node-postgres, and $disconnect ends it', async () => {
+  const { prisma: client, pool } = createDatabaseClients(database.url);
+  await client.$executeRaw`SELECT pg_advisory_lock(4242)`;
+  // A session-level advisory lock is held by the one connection that took it: the pool's.
+  const held = await pool.query<{ held: boolean }>(
+    `SELECT bool_or(granted AND pid = pg_backend_pid()) AS held FROM pg_locks
+     WHERE locktype = 'advisory' AND objid = 4242`,
+  );
+  expect(pool.totalCount).toBe(1);
+  expect(held.rows[0]?.held).toBe(true);
+  await client.$disconnect();
+  expect(pool.ended).toBe(true);
+  await expect(pool.query('SELECT 1')).rejects.toThrow(/after calling end on the pool/);
 });

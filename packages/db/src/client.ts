@@ -1,4 +1,5 @@
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import { PrismaClient } from './generated/prisma/client.ts';
 
 // Row types are `Prisma.ResourceModel`, `Prisma.ReceiptModel`, …
@@ -10,5 +11,22 @@ export { Prisma, PrismaClient } from './generated/prisma/client.ts';
  * the apps should call this: Prisma types stay out of services (STYLE habit 4).
  */
 export function createPrismaClient(databaseUrl: string): PrismaClient {
-  return new PrismaClient({ adapter: new PrismaPg({ connectionString: databaseUrl }) });
+  return createDatabaseClients(databaseUrl).prisma;
+}
+
+/** A Prisma client and the node-postgres pool under it: one set of connections for both. */
+export interface DatabaseClients {
+  prisma: PrismaClient;
+  /**
+   * For the few statements where Prisma's raw-query path is the bottleneck (the receipt batch
+   * insert: megabytes of parameters, which Prisma hands through its WebAssembly query compiler
+   * before node-postgres sees them). Ended by `prisma.$disconnect()`.
+   */
+  pool: pg.Pool;
+}
+
+export function createDatabaseClients(databaseUrl: string): DatabaseClients {
+  const pool = new pg.Pool({ connectionString: databaseUrl });
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
+  return { prisma, pool };
 }

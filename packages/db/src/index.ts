@@ -1,4 +1,10 @@
-export { createPrismaClient, Prisma, PrismaClient } from './client.ts';
+export {
+  createDatabaseClients,
+  createPrismaClient,
+  type DatabaseClients,
+  Prisma,
+  PrismaClient,
+} from './client.ts';
 export {
   EMBEDDED_DATABASE,
   type EmbeddedPostgresHandle,

@@ -38,14 +38,25 @@ export class SchemaValidationPipe implements PipeTransform {
   }
 }
 
-/** Iterative, so that a body nested a million levels deep cannot overflow the stack here. */
+/**
+ * Iterative, so that a body nested a million levels deep cannot overflow the stack here. Only
+ * objects and arrays are queued (a receipt batch has some 100,000 values, most of them leaves).
+ */
 function nestsDeeperThan(value: unknown, max: number): boolean {
-  const pending: Array<[unknown, number]> = [[value, 0]];
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const [node, depth] = next;
-    if (typeof node !== 'object' || node === null) continue;
+  const nodes: object[] = [];
+  const depths: number[] = [];
+  const queue = (child: unknown, depth: number) => {
+    if (typeof child === 'object' && child !== null) {
+      nodes.push(child);
+      depths.push(depth);
+    }
+  };
+  queue(value, 0);
+  while (nodes.length > 0) {
+    const node = nodes.pop() as object;
+    const depth = depths.pop() as number;
     if (depth >= max) return true;
-    for (const child of Object.values(node)) pending.push([child, depth + 1]);
+    for (const child of Object.values(node)) queue(child, depth + 1);
   }
   return false;
 }

@@ -2,8 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { ReceiptIngestResult } from '@toolgate/contract';
 import {
   ConflictError,
+  canonicalize,
   expandReceipt,
-  hashCanonical,
+  hashString,
   issuesToCauses,
   type Receipt,
   ReceiptV1,
@@ -138,8 +139,9 @@ function checkToolSet(hash: string, value: unknown): SentToolSet {
   }
   let json: string;
   try {
-    json = JSON.stringify(value);
-    const actual = hashCanonical(value);
+    // The canonical text is both what is hashed and what is stored (jsonb keeps no key order).
+    json = canonicalize(value);
+    const actual = hashString(json);
     if (actual !== hash) {
       return { ok: false, message: `${field}: its content hashes to ${actual}` };
     }

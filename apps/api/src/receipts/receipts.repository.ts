@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { expandReceipt, type Receipt, type StoredReceipt, type ToolSet } from '@toolgate/core';
-import { Prisma } from '@toolgate/db';
+import pg from 'pg';
 import { PrismaService } from '../database/prisma.service.ts';
 import type { ReceiptColumns } from './receipt-columns.ts';
 
@@ -96,54 +96,33 @@ export class ReceiptsRepository {
     }
   }
 
-  private appendOnce<T>(
+  private async appendOnce<T>(
     gateway: string,
     ids: ReadonlyArray<string>,
     toolSets: ReadonlyMap<string, string>,
     plan: (state: ChainState) => { rows: NewReceiptRow[]; result: T },
   ): Promise<T> {
-    return this.prisma.client.$transaction(
-      async (tx) => {
-        await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext(${`receipts:${gateway}`}))`;
-        const heads = await tx.$queryRaw<ChainHead[]>`
-          SELECT seq, hash FROM receipt_links WHERE gateway = ${gateway}
-          ORDER BY seq DESC LIMIT 1`;
-        const stored =
-          ids.length === 0
-            ? []
-            : await tx.$queryRaw<Array<{ id: string; hash: string }>>`
-                SELECT id, hash FROM receipt_links WHERE id = ANY(${[...ids]}::text[])`;
-        const { rows, result } = plan({
-          head: heads[0],
-          stored: new Map(stored.map((row) => [row.id, row.hash])),
-        });
-        // Every valid tool set sent is kept, even when the receipt it came with was not created
-        // (rejected, duplicate): later receipts of the gateway rely on it being stored.
-        // In hash order, so two batches sharing tool sets queue up on the first one they share
-        // instead of each waiting on a row the other inserted (a deadlock).
-        if (toolSets.size > 0) {
-          await tx.$executeRaw`
-            INSERT INTO tool_sets (hash, body)
-            SELECT u.hash, u.body::jsonb
-            FROM unnest(${[...toolSets.keys()]}::text[], ${[...toolSets.values()]}::text[])
-              AS u(hash, body)
-            ORDER BY u.hash
-            ON CONFLICT (hash) DO NOTHING`;
-        }
-        if (rows.length === 0) return result;
-        try {
-          await tx.$executeRaw(insertStatement(gateway, rows));
-        } catch (error) {
-          // Ids were checked under the lock, so only another gateway's concurrent batch with
-          // one of the same ids gets here (its lock is not ours). No `ON CONFLICT`: the
-          // speculative insertion it needs costs a third of the statement on every batch.
-          if (isUniqueViolation(error)) throw new ReceiptIdTakenError();
-          throw error;
-        }
+    // node-postgres directly, not `$transaction`: Prisma passes every parameter through its
+    // WebAssembly query compiler, which cost more than PostgreSQL's own work on a batch's
+    // megabytes of bodies and tool sets.
+    const client = await this.prisma.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query(`BEGIN; SET LOCAL statement_timeout = ${TRANSACTION_TIMEOUT_MS}`);
+      try {
+        const result = await appendInTransaction(client, gateway, ids, toolSets, plan);
+        await client.query('COMMIT');
         return result;
-      },
-      { maxWait: 10_000, timeout: 60_000 },
-    );
+      } catch (error) {
+        await client.query('ROLLBACK').catch((rollbackFailed: Error) => {
+          broken = rollbackFailed;
+        });
+        throw error;
+      }
+    } finally {
+      // A connection whose rollback failed is in an unknown state: the pool drops it.
+      client.release(broken);
+    }
   }
 
   /** A page of a gateway's chain in seq order, after `afterSeq`. */
@@ -160,6 +139,63 @@ export class ReceiptsRepository {
   }
 }
 
+/** The appending transaction's statements, on a connection in a transaction. */
+async function appendInTransaction<T>(
+  client: pg.PoolClient,
+  gateway: string,
+  ids: ReadonlyArray<string>,
+  toolSets: ReadonlyMap<string, string>,
+  plan: (state: ChainState) => { rows: NewReceiptRow[]; result: T },
+): Promise<T> {
+  await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`receipts:${gateway}`]);
+  const heads = await client.query<{ seq: string; hash: string }>(
+    'SELECT seq, hash FROM receipt_links WHERE gateway = $1 ORDER BY seq DESC LIMIT 1',
+    [gateway],
+  );
+  const stored =
+    ids.length === 0
+      ? []
+      : (
+          await client.query<{ id: string; hash: string }>(
+            'SELECT id, hash FROM receipt_links WHERE id = ANY($1::text[])',
+            [arrayLiteral(ids)],
+          )
+        ).rows;
+  const head = heads.rows[0];
+  const { rows, result } = plan({
+    head: head && { seq: BigInt(head.seq), hash: head.hash },
+    stored: new Map(stored.map((row) => [row.id, row.hash])),
+  });
+  // Every valid tool set sent is kept, even when the receipt it came with was not created
+  // (rejected, duplicate): later receipts of the gateway rely on it being stored.
+  // In hash order, so two batches sharing tool sets queue up on the first one they share
+  // instead of each waiting on a row the other inserted (a deadlock). Sets already stored are
+  // skipped before their JSON is parsed.
+  if (toolSets.size > 0) {
+    await client.query(
+      `INSERT INTO tool_sets (hash, body)
+       SELECT u.hash, u.body::jsonb
+       FROM ROWS FROM (unnest($1::text[]), string_to_table($2::text, E'\\x1e')) AS u(hash, body)
+       WHERE NOT EXISTS (SELECT FROM tool_sets t WHERE t.hash = u.hash)
+       ORDER BY u.hash
+       ON CONFLICT (hash) DO NOTHING`,
+      [arrayLiteral([...toolSets.keys()]), [...toolSets.values()].join(RECORD_SEPARATOR)],
+    );
+  }
+  if (rows.length === 0) return result;
+  const insert = insertStatement(gateway, rows);
+  try {
+    await client.query(insert.text, insert.values);
+  } catch (error) {
+    // Ids were checked under the lock, so only another gateway's concurrent batch with
+    // one of the same ids gets here (its lock is not ours). No `ON CONFLICT`: the
+    // speculative insertion it needs costs a third of the statement on every batch.
+    if (isUniqueViolation(error)) throw new ReceiptIdTakenError();
+    throw error;
+  }
+  return result;
+}
+
 /** A receipt id of the batch was stored by another gateway while the batch was being written. */
 export class ReceiptIdTakenError extends Error {
   constructor() {
@@ -171,69 +207,99 @@ export class ReceiptIdTakenError extends Error {
 /**
  * One statement for the whole batch: each receipt into its month's partition of `receipts`
  * and its link into `receipt_links`, whose keys (id; gateway and seq) are what makes both
- * unique across partitions. Columns travel as arrays zipped by `ROWS FROM`. The bodies
- * travel as one text, JSON texts separated by U+001E (JSON.stringify never writes a raw control
- * character, so the separator cannot occur inside a body), split by `string_to_table` and parsed
- * one by one: a third faster than one big JSON array through `jsonb_array_elements`, and three
- * times faster than a text[] (which the driver escapes and `array_in` unescapes).
+ * unique across partitions. Columns travel as array literals (built here, so the driver passes
+ * them on as they are) zipped by `ROWS FROM`. The bodies travel as one text, JSON texts
+ * separated by U+001E (JSON.stringify never writes a raw control character, so the separator
+ * cannot occur inside a body), split by `string_to_table` and parsed one by one: a third faster
+ * than one big JSON array through `jsonb_array_elements`, and three times faster than a text[]
+ * (which has to be escaped and `array_in` unescapes).
  */
-function insertStatement(gateway: string, rows: ReadonlyArray<NewReceiptRow>): Prisma.Sql {
-  const column = <K extends keyof NewReceiptRow>(key: K) => rows.map((row) => row[key]);
+function insertStatement(
+  gateway: string,
+  rows: ReadonlyArray<NewReceiptRow>,
+): { text: string; values: string[] } {
+  const column = (value: (row: NewReceiptRow) => string | null) => arrayLiteral(rows.map(value));
   // text[][] cannot be unnested row by row (arrays are rectangular and unnest flattens them),
-  // so each row's array travels as an array literal and is cast back.
-  const literals = (key: 'tools' | 'rules' | 'policies') =>
-    rows.map((row) => arrayLiteral(row[key]));
-  const bodies = rows.map((row) => row.body).join(RECORD_SEPARATOR);
-  return Prisma.sql`
+  // so each row's array travels as an array literal inside the array, and is cast back.
+  const nested = (key: 'tools' | 'rules' | 'policies') =>
+    arrayLiteral(rows.map((row) => arrayLiteral(row[key])));
+  const values = [
+    gateway,
+    column((row) => row.id),
+    column((row) => row.seq.toString()),
+    column((row) => row.receivedAt),
+    column((row) => row.surface),
+    column((row) => row.model),
+    column((row) => (row.stream ? 't' : 'f')),
+    column((row) => String(row.status)),
+    column((row) => row.outcome),
+    column((row) => row.identityHuman),
+    column((row) => row.identityService),
+    column((row) => row.identitySession),
+    column((row) => row.binding),
+    nested('tools'),
+    nested('rules'),
+    nested('policies'),
+    column((row) => row.prevHash),
+    column((row) => row.hash),
+    column((row) => row.toolSetHash),
+    rows.map((row) => row.body).join(RECORD_SEPARATOR),
+  ];
+  const text = `
     WITH u AS MATERIALIZED (
       SELECT * FROM ROWS FROM (
-        unnest(${column('id')}::text[]), unnest(${rows.map((row) => row.seq.toString())}::bigint[]),
-        unnest(${column('receivedAt')}::timestamptz[]), unnest(${column('surface')}::text[]),
-        unnest(${column('model')}::text[]), unnest(${column('stream')}::boolean[]),
-        unnest(${column('status')}::int[]), unnest(${column('outcome')}::text[]),
-        unnest(${column('identityHuman')}::text[]), unnest(${column('identityService')}::text[]),
-        unnest(${column('identitySession')}::text[]), unnest(${column('binding')}::text[]),
-        unnest(${literals('tools')}::text[]), unnest(${literals('rules')}::text[]),
-        unnest(${literals('policies')}::text[]), unnest(${column('prevHash')}::text[]),
-        unnest(${column('hash')}::text[]), unnest(${column('toolSetHash')}::text[]),
-        string_to_table(${bodies}::text, E'\\x1e')
+        unnest($2::text[]), unnest($3::bigint[]), unnest($4::timestamptz[]), unnest($5::text[]),
+        unnest($6::text[]), unnest($7::boolean[]), unnest($8::int[]), unnest($9::text[]),
+        unnest($10::text[]), unnest($11::text[]), unnest($12::text[]), unnest($13::text[]),
+        unnest($14::text[]), unnest($15::text[]), unnest($16::text[]), unnest($17::text[]),
+        unnest($18::text[]), unnest($19::text[]), string_to_table($20::text, E'\\x1e')
       ) AS u(id, seq, received_at, surface, model, stream, status, outcome, identity_human,
         identity_service, identity_session, binding, tools, rules, policies, prev_hash, hash,
         tool_set_hash, body)
     ), links AS (
       INSERT INTO receipt_links (id, gateway, seq, received_at, hash)
-      SELECT u.id, ${gateway}, u.seq, u.received_at, u.hash FROM u
+      SELECT u.id, $1, u.seq, u.received_at, u.hash FROM u
     )
     INSERT INTO receipts (id, gateway, seq, received_at, surface, model, stream, status, outcome,
       identity_human, identity_service, identity_session, binding, tools, rules, policies,
       prev_hash, hash, tool_set_hash, body)
-    SELECT u.id, ${gateway}, u.seq, u.received_at, u.surface, u.model, u.stream, u.status,
+    SELECT u.id, $1, u.seq, u.received_at, u.surface, u.model, u.stream, u.status,
       u.outcome, u.identity_human, u.identity_service, u.identity_session, u.binding,
       u.tools::text[], u.rules::text[], u.policies::text[], u.prev_hash, u.hash, u.tool_set_hash,
       u.body::jsonb
     FROM u`;
+  return { text, values };
 }
 
 const UNIQUE_VIOLATION = '23505';
 const DEADLOCK_DETECTED = '40P01';
 const DEADLOCK_ATTEMPTS = 3;
 const DEADLOCK_BACKOFF_MS = 20;
+const TRANSACTION_TIMEOUT_MS = 60_000;
 
-/** The SQLSTATE of a PostgreSQL error as Prisma's driver adapter reports it. */
+/** The SQLSTATE of a PostgreSQL error (node-postgres reports it as `code`). */
 function postgresErrorCode(error: unknown): string | undefined {
-  const meta = (
-    error as {
-      meta?: { code?: string; driverAdapterError?: { cause?: { originalCode?: string } } };
-    }
-  )?.meta;
-  return meta?.driverAdapterError?.cause?.originalCode ?? meta?.code;
+  return error instanceof pg.DatabaseError ? error.code : undefined;
 }
 
 function isUniqueViolation(error: unknown): boolean {
   return postgresErrorCode(error) === UNIQUE_VIOLATION;
 }
 
-/** PostgreSQL array literal: `{"a","b \"quoted\""}`. */
-function arrayLiteral(values: ReadonlyArray<string>): string {
-  return `{${values.map((value) => `"${value.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
+/**
+ * PostgreSQL array literal: `{"a","b \\"quoted\\"",NULL}`. A plain loop, escaping only what
+ * needs it: a batch's statement builds some 20,000 elements.
+ */
+function arrayLiteral(values: ReadonlyArray<string | null>): string {
+  let literal = '{';
+  for (let i = 0; i < values.length; i++) {
+    const value = values[i] as string | null;
+    if (i > 0) literal += ',';
+    if (value === null) literal += 'NULL';
+    else literal += `"${NEEDS_ESCAPE.test(value) ? value.replace(ESCAPED, '\\$&') : value}"`;
+  }
+  return `${literal}}`;
 }
+
+const NEEDS_ESCAPE = /[\\"]/;
+const ESCAPED = /[\\"]/g;
