@@ -380,6 +380,47 @@ describe('receipt ingest', () => {
     expect(await rowCount('gw-taken')).toBe(1);
   });
 
+  it('loses a batch whose connection dies mid-transaction whole, and the next one lands', async () => {
+    const client = await gateway('gw-cut');
+    const chain = chainOf(bodies('gw-cut', 3, 0, ['cut_tool']));
+    const toolSetHash = compactReceipt(chain[0] as Receipt).stored.tool_set_hash;
+    // Another session holds the batch's tool set row (uncommitted), so the batch waits inside
+    // its transaction, after taking the chain lock…
+    const other = new pg.Client({ connectionString: api.database.url });
+    await other.connect();
+    try {
+      await other.query('BEGIN');
+      await other.query(`INSERT INTO tool_sets (hash, body) VALUES ($1, '{}')`, [toolSetHash]);
+      const cut = ingest(client, 'gw-cut', chain).catch((error: unknown) => error);
+      // …where its connection is killed, as a database restart would.
+      await until(async () => {
+        const { rows } = await db.query(
+          `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return rows[0].n > 0;
+      });
+      const error = await cut;
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).httpStatus).toBeGreaterThanOrEqual(500);
+      await other.query('ROLLBACK');
+    } finally {
+      await other.end();
+    }
+    expect(await rowCount('gw-cut')).toBe(0);
+    const { rows } = await db.query('SELECT count(*)::int AS n FROM tool_sets WHERE hash = $1', [
+      toolSetHash,
+    ]);
+    expect(rows[0].n).toBe(0);
+    // The dead connection left the pool: the gateway's retry is stored, the chain intact.
+    const retried = await ingest(client, 'gw-cut', chain);
+    expect(retried.map((r) => r.result)).toEqual(['created', 'created', 'created']);
+    const verification = await call(api.operator, 'receipts.verify', {
+      params: { name: 'gw-cut' },
+    });
+    expect(verification).toEqual({ gateway: 'gw-cut', valid: true, checked: 3 });
+  });
+
   it('validates the batch envelope', async () => {
     const client = await gateway('gw-envelope');
     const error = await client

@@ -107,6 +107,12 @@ export class ReceiptsRepository {
     // megabytes of bodies and tool sets.
     const client = await this.prisma.pool.connect();
     let broken: Error | undefined;
+    // A checked-out client that loses its connection (a database restart) emits `error`; with
+    // no listener that would be an uncaught exception. The failing query rejects as well.
+    const lost = (error: Error) => {
+      broken = error;
+    };
+    client.on('error', lost);
     try {
       await client.query(`BEGIN; SET LOCAL statement_timeout = ${TRANSACTION_TIMEOUT_MS}`);
       try {
@@ -120,7 +126,9 @@ export class ReceiptsRepository {
         throw error;
       }
     } finally {
-      // A connection whose rollback failed is in an unknown state: the pool drops it.
+      client.off('error', lost);
+      // A connection that was lost, or whose rollback failed, is in an unknown state: the pool
+      // drops it.
       client.release(broken);
     }
   }
