@@ -249,6 +249,45 @@ describe('receipt ingest', () => {
     }
   });
 
+  it('stores values that array literals and the body separator must escape, exactly', async () => {
+    const client = await gateway('gw-odd');
+    const tools = ['odd"name', 'back\\slash', 'comma,{brace}', 'NULL', 'two words'];
+    const identity = { human: 'o"brien\\', session: 'NULL', service: 'sep\u001eara,tor' };
+    const chain = chainOf(
+      [0, 1].map((i) =>
+        fixtureReceiptBody({
+          id: `gw-odd-r${i}`,
+          gateway: 'gw-odd',
+          receivedAt: new Date(Date.UTC(2026, 0, 2) + i * 1000).toISOString(),
+          tools,
+          identity,
+        }),
+      ),
+    );
+    const results = await ingest(client, 'gw-odd', chain);
+    expect(results.map((r) => r.result)).toEqual(['created', 'created']);
+    const { rows } = await db.query(
+      `SELECT tools, identity_human, identity_session, identity_service FROM receipts
+       WHERE gateway = 'gw-odd' ORDER BY seq`,
+    );
+    for (const row of rows) {
+      expect(row.tools).toEqual(tools);
+      expect([row.identity_human, row.identity_session, row.identity_service]).toEqual([
+        identity.human,
+        identity.session,
+        identity.service,
+      ]);
+    }
+    for (const receipt of chain) {
+      const served = await call(api.operator, 'receipts.get', { params: { id: receipt.id } });
+      expect(served.receipt).toEqual(receipt);
+    }
+    const verification = await call(api.operator, 'receipts.verify', {
+      params: { name: 'gw-odd' },
+    });
+    expect(verification).toEqual({ gateway: 'gw-odd', valid: true, checked: 2 });
+  });
+
   it('treats a retried batch as duplicates and writes nothing twice', async () => {
     const client = await gateway('gw-retry');
     const chain = chainOf(bodies('gw-retry', 4));

@@ -178,7 +178,7 @@ async function appendInTransaction<T>(
   // (rejected, duplicate): later receipts of the gateway rely on it being stored.
   // In hash order, so two batches sharing tool sets queue up on the first one they share
   // instead of each waiting on a row the other inserted (a deadlock). Sets already stored are
-  // skipped before their JSON is parsed.
+  // skipped before their JSON is parsed. Their texts travel like the receipts' bodies (below).
   if (toolSets.size > 0) {
     await client.query(
       `INSERT INTO tool_sets (hash, body)
@@ -217,7 +217,7 @@ export class ReceiptIdTakenError extends Error {
  * and its link into `receipt_links`, whose keys (id; gateway and seq) are what makes both
  * unique across partitions. Columns travel as array literals (built here, so the driver passes
  * them on as they are) zipped by `ROWS FROM`. The bodies travel as one text, JSON texts
- * separated by U+001E (JSON.stringify never writes a raw control character, so the separator
+ * separated by U+001E (JSON text holds control characters only escaped, so the separator
  * cannot occur inside a body), split by `string_to_table` and parsed one by one: a third faster
  * than one big JSON array through `jsonb_array_elements`, and three times faster than a text[]
  * (which has to be escaped and `array_in` unescapes).
