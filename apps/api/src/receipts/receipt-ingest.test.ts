@@ -66,6 +66,22 @@ async function rowCount(gatewayName: string): Promise<number> {
   return rows[0].n;
 }
 
+/**
+ * Runs `during` while another session holds an uncommitted `tool_sets` row for `hash`: a batch
+ * sending that tool set waits on it inside its transaction, holding the gateway's chain lock.
+ */
+async function whileToolSetRowHeld(hash: string, during: (other: pg.Client) => Promise<void>) {
+  const other = new pg.Client({ connectionString: api.database.url });
+  await other.connect();
+  try {
+    await other.query('BEGIN');
+    await other.query(`INSERT INTO tool_sets (hash, body) VALUES ($1, '{}')`, [hash]);
+    await during(other);
+  } finally {
+    await other.end();
+  }
+}
+
 async function storedChain(gatewayName: string) {
   const { rows } = await db.query(
     'SELECT id, seq::int AS seq, prev_hash, hash FROM receipts WHERE gateway = $1 ORDER BY seq',
@@ -225,11 +241,7 @@ describe('receipt ingest', () => {
     const chain = chainOf(bodies('gw-deadlock', 3, 0, ['deadlock_tool']));
     const toolSetHash = compactReceipt(chain[0] as Receipt).stored.tool_set_hash;
     // Another session holds the batch's tool set row (uncommitted)…
-    const other = new pg.Client({ connectionString: api.database.url });
-    await other.connect();
-    try {
-      await other.query('BEGIN');
-      await other.query(`INSERT INTO tool_sets (hash, body) VALUES ($1, '{}')`, [toolSetHash]);
+    await whileToolSetRowHeld(toolSetHash, async (other) => {
       const ingested = ingest(client, 'gw-deadlock', chain);
       await until(async () => {
         const { rows } = await db.query(
@@ -244,9 +256,7 @@ describe('receipt ingest', () => {
 
       expect((await ingested).map((r) => r.result)).toEqual(['created', 'created', 'created']);
       expect(await rowCount('gw-deadlock')).toBe(3);
-    } finally {
-      await other.end();
-    }
+    });
   });
 
   it('stores values that array literals and the body separator must escape, exactly', async () => {
@@ -425,11 +435,7 @@ describe('receipt ingest', () => {
     const toolSetHash = compactReceipt(chain[0] as Receipt).stored.tool_set_hash;
     // Another session holds the batch's tool set row (uncommitted), so the batch waits inside
     // its transaction, after taking the chain lock…
-    const other = new pg.Client({ connectionString: api.database.url });
-    await other.connect();
-    try {
-      await other.query('BEGIN');
-      await other.query(`INSERT INTO tool_sets (hash, body) VALUES ($1, '{}')`, [toolSetHash]);
+    await whileToolSetRowHeld(toolSetHash, async (other) => {
       const cut = ingest(client, 'gw-cut', chain).catch((error: unknown) => error);
       // …where its connection is killed, as a database restart would.
       await until(async () => {
@@ -443,9 +449,7 @@ describe('receipt ingest', () => {
       expect(error).toBeInstanceOf(ApiError);
       expect((error as ApiError).httpStatus).toBeGreaterThanOrEqual(500);
       await other.query('ROLLBACK');
-    } finally {
-      await other.end();
-    }
+    });
     expect(await rowCount('gw-cut')).toBe(0);
     const { rows } = await db.query('SELECT count(*)::int AS n FROM tool_sets WHERE hash = $1', [
       toolSetHash,

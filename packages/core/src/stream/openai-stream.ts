@@ -213,11 +213,8 @@ export function createOpenAIStreamMediator(ctx: ResponseContext): StreamMediator
       out.push(serializeSse(event));
       return;
     }
-    if (certainlyNoWork(event.data)) {
-      out.push(serializeSse(event));
-      return;
-    }
-    const chunk = parseJson(event.data);
+    // Text deltas that certainly need nothing are passed on without being parsed.
+    const chunk = certainlyNoWork(event.data) ? undefined : parseJson(event.data);
     if (!isJsonObject(chunk) || !Array.isArray(chunk.choices) || !needsWork(chunk.choices)) {
       out.push(serializeSse(event));
       return;
