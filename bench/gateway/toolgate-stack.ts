@@ -16,7 +16,11 @@ export interface ToolgateStack {
   apiUrl: string;
   /** The first operator's token, as the API printed it. */
   operatorToken: string;
-  variant(name: string, env: Record<string, string>): Promise<{ url: string; gateway: Started }>;
+  variant(
+    name: string,
+    env: Record<string, string>,
+    dist?: string,
+  ): Promise<{ url: string; gateway: Started }>;
 }
 
 /** The mock provider (`apps/mock-provider`) as its own process: the upstream every target uses. */
@@ -132,21 +136,33 @@ export async function startToolgate(
     apiUrl,
     operatorToken,
     /** Another gateway process on the same API and token (a variant, e.g. receipts off). */
-    variant: (name: string, env: Record<string, string>) =>
-      startGateway(gatewayProcess, { name, dataDir: join(options.dataDir, name), env }),
+    variant: (name: string, env: Record<string, string>, dist?: string) =>
+      startGateway(gatewayProcess, {
+        name,
+        dataDir: join(options.dataDir, name),
+        env,
+        ...(dist ? { dist } : {}),
+      }),
   };
 }
 
 async function startGateway(
   stack: { processes: Processes; apiUrl: string; token: string; mockUrl: string },
-  options: { name?: string; dataDir: string; env?: Record<string, string>; nodeArgs?: string[] },
+  options: {
+    name?: string;
+    dataDir: string;
+    env?: Record<string, string>;
+    nodeArgs?: string[];
+    /** Another build of the gateway (comparing two builds in one run); DIST_MAIN by default. */
+    dist?: string;
+  },
 ): Promise<{ url: string; gateway: Started }> {
   const port = await findFreePort();
   const url = `http://127.0.0.1:${port}`;
   const gateway = await stack.processes.start({
     name: options.name ?? 'gateway',
     command: process.execPath,
-    args: [...(options.nodeArgs ?? []), '--enable-source-maps', DIST_MAIN],
+    args: [...(options.nodeArgs ?? []), '--enable-source-maps', options.dist ?? DIST_MAIN],
     env: {
       HOST: '127.0.0.1',
       PORT: String(port),

@@ -23,7 +23,7 @@ export function createMetrics() {
     }),
     mediationSeconds: new Histogram({
       name: 'toolgate_gateway_mediation_seconds',
-      help: 'Time spent mediating the request (engine, request side)',
+      help: 'Time from the request body read to the provider request sent (parse, identity, mediation, serialization)',
       labelNames: ['surface'] as const,
       buckets: [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.05],
       registers: [registry],

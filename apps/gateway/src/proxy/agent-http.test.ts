@@ -205,6 +205,12 @@ describe('readBody', () => {
       });
     }
     expect(await post('')).toEqual({ status: 200, text: '{"length":0,"start":""}' });
+    // More than one socket read (64 KiB) sent at once: done only with its last chunk.
+    const large = `{"pad":"${'é'.repeat(45_000)}"}`;
+    expect(await post(large)).toEqual({
+      status: 200,
+      text: JSON.stringify({ length: large.length, start: large.slice(0, 8) }),
+    });
   });
 
   it('reads a body that trickles in, and refuses one that passes the limit on the way', async () => {

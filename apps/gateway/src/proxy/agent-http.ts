@@ -48,6 +48,11 @@ export interface AgentBody {
  * before decoding: a lenient decode would turn invalid bytes into U+FFFD and forward a request
  * the agent never sent. Whatever is left unread of a refused body, Node discards once the answer
  * is sent, keeping the connection usable.
+ *
+ * A body that arrived whole with its headers (the usual case) is done at its last `data` event:
+ * `complete` says the parser has seen the message's end and nothing is left buffered, so
+ * waiting for `end` (two more ticks of stream machinery, on the path of every request) adds
+ * nothing. A body still arriving is done at `end`, as usual.
  */
 export function readBody(request: IncomingMessage, limit: number): Promise<AgentBody> {
   const tooLarge = () => new UnreadableBodyError(413, 'request body is too large');
@@ -64,6 +69,7 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Agent
         return;
       }
       chunks.push(chunk);
+      if (request.complete && request.readableLength === 0) onEnd();
     };
     const onEnd = () => {
       stop();

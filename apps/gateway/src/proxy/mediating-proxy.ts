@@ -24,7 +24,7 @@ import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 import { type AgentBody, readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
 import { providerErrorJson } from './provider-errors.ts';
 import { toolgateTokenIn, type Upstreams } from './upstream.ts';
-import type { UpstreamAnswer, UpstreamBody } from './upstream-answer.ts';
+import type { ProviderCall, UpstreamAnswer, UpstreamBody } from './upstream-answer.ts';
 
 /** Response headers from the provider worth passing on (ids, rate limits, retry hints). */
 const PASSED_HEADERS = /^(x-request-id|request-id|openai-|anthropic-|x-ratelimit-|retry-after)/;
@@ -53,6 +53,8 @@ interface RequestRecord {
   identity: ReceiptIdentity;
   mediation: MediationResult;
   mediationMs: number;
+  /** When the provider call was sent (performance.now()). */
+  sentAt: number;
 }
 
 interface Finished {
@@ -143,18 +145,6 @@ export class MediatingProxy {
       if (isTooDeep(error)) return this.refuse(reply, surface, 400, TOO_DEEP);
       throw error;
     }
-    const record: RequestRecord = {
-      id: ReceiptRecorder.newId(receivedAt),
-      surface,
-      receivedAt,
-      started,
-      active,
-      identity,
-      mediation,
-      mediationMs: performance.now() - mediationStarted,
-    };
-    metrics.mediationSeconds.observe({ surface }, record.mediationMs / 1000);
-
     // Bytes, so the tool list's encoding is reused (jsonObjectUtf8) and an unchanged request
     // goes on exactly as received.
     let outgoing: Buffer;
@@ -164,28 +154,41 @@ export class MediatingProxy {
       if (isTooDeep(error)) return this.refuse(reply, surface, 400, TOO_DEEP);
       throw error;
     }
-    const abort = new AbortController();
+    const sentAt = performance.now();
+    const mediationMs = sentAt - mediationStarted;
+    // The provider gets the request first; the receipt's bookkeeping runs while it works.
+    const call = this.deps.upstreams.send(surface, outgoing, request.headers);
     reply.on('close', () => {
-      if (!reply.writableFinished) abort.abort();
+      if (!reply.writableFinished) call.abort();
     });
-    if (mediation.stream) await this.forwardStream(record, outgoing, request, reply, abort.signal);
-    else await this.forwardJson(record, outgoing, request, reply, abort.signal);
+    const record: RequestRecord = {
+      id: ReceiptRecorder.newId(receivedAt),
+      surface,
+      receivedAt,
+      started,
+      active,
+      identity,
+      mediation,
+      mediationMs,
+      sentAt,
+    };
+    metrics.mediationSeconds.observe({ surface }, mediationMs / 1000);
+    if (mediation.stream) await this.forwardStream(record, call, reply);
+    else await this.forwardJson(record, call, reply);
   }
 
   /** Non-streaming: read the provider's answer, enforce it, spool the receipt, answer. */
   private async forwardJson(
     record: RequestRecord,
-    outgoing: Buffer,
-    request: IncomingMessage,
+    call: ProviderCall,
     reply: ServerResponse,
-    signal: AbortSignal,
   ): Promise<void> {
     const { surface } = record;
-    const upstreamStarted = performance.now();
+    const upstreamStarted = record.sentAt;
     let payload: string;
     let finished: Finished;
     try {
-      const response = await this.deps.upstreams.send(surface, outgoing, request.headers, signal);
+      const response = await call.answer;
       const text = await response.body.text();
       const upstreamMs = performance.now() - upstreamStarted;
       this.deps.metrics.upstreamSeconds.observe({ surface }, upstreamMs / 1000);
@@ -219,16 +222,14 @@ export class MediatingProxy {
    */
   private async forwardStream(
     record: RequestRecord,
-    outgoing: Buffer,
-    request: IncomingMessage,
+    call: ProviderCall,
     reply: ServerResponse,
-    signal: AbortSignal,
   ): Promise<void> {
     const { surface } = record;
-    const upstreamStarted = performance.now();
+    const upstreamStarted = record.sentAt;
     let response: UpstreamAnswer;
     try {
-      response = await this.deps.upstreams.send(surface, outgoing, request.headers, signal);
+      response = await call.answer;
     } catch (error) {
       return this.answerUpstreamFailure(record, reply, error, upstreamStarted);
     }
@@ -269,8 +270,8 @@ export class MediatingProxy {
       // A stream cut mid-way: held tool calls are never released half-complete; the agent gets
       // a provider-style error event instead.
       const timedOut = upstreamFailure(cause).status === 504;
-      streamStatus = signal.aborted ? 499 : timedOut ? 504 : 502;
-      error = signal.aborted
+      streamStatus = call.aborted ? 499 : timedOut ? 504 : 502;
+      error = call.aborted
         ? 'client disconnected'
         : timedOut
           ? 'upstream timed out mid-stream'

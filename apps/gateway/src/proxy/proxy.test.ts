@@ -219,6 +219,59 @@ describe('Anthropic Messages through the gateway (official @anthropic-ai/sdk)', 
   });
 });
 
+describe('an agent that goes away', () => {
+  /** The receipt of the next request once it is spooled (the spool only grows here). */
+  async function nextReceipt(before: number): Promise<Receipt> {
+    await expect.poll(async () => (await spooled()).length, { timeout: 5000 }).toBe(before + 1);
+    return (await spooled()).at(-1) as Receipt;
+  }
+  const post = (body: object, signal: AbortSignal) =>
+    fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o-mini', ...body }),
+      signal,
+    });
+
+  it('mid-stream: the provider call is stopped and the receipt says so', async () => {
+    const before = (await spooled()).length;
+    const agent = new AbortController();
+    // Five more deltas, a second apart: only an aborted provider call ends this early.
+    const words = 'one two three four five six';
+    const response = await post(
+      {
+        messages: [{ role: 'user', content: say({ text: words, chunkDelayMs: 1000 }) }],
+        stream: true,
+      },
+      agent.signal,
+    );
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    const cut = performance.now();
+    agent.abort();
+    const receipt = await nextReceipt(before);
+    expect(performance.now() - cut).toBeLessThan(2000);
+    expect(receipt.stream).toBe(true);
+    expect(receipt.outcome).toEqual({ status: 499, error: 'client disconnected' });
+  });
+
+  it('before the answer: the provider call is stopped and the receipt says so', async () => {
+    const before = (await spooled()).length;
+    const agent = new AbortController();
+    const request = post(
+      { messages: [{ role: 'user', content: say({ text: 'late', latencyMs: 5000 }) }] },
+      agent.signal,
+    ).catch((error: Error) => error);
+    await expect.poll(() => gw.mock.requests.last(1).length).toBe(1);
+    const cut = performance.now();
+    agent.abort();
+    expect(await request).toBeInstanceOf(Error);
+    const receipt = await nextReceipt(before);
+    expect(performance.now() - cut).toBeLessThan(2000);
+    expect(receipt.outcome).toEqual({ status: 499, error: 'client disconnected' });
+  });
+});
+
 describe('receipts', () => {
   it('spools one chained receipt per request, without any key', async () => {
     const before = (await spooled()).length;

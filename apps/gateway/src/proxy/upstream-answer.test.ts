@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headersOf, UpstreamBody } from './upstream-answer.ts';
+import { headersOf, ProviderCall, UpstreamBody } from './upstream-answer.ts';
 
 const bytes = (text: string) => Buffer.from(text, 'utf8');
 
@@ -61,6 +61,48 @@ describe('UpstreamBody', () => {
     ended.finish();
     ended.fail(new Error('late'));
     await expect(ended.text()).resolves.toBe('');
+  });
+});
+
+describe('ProviderCall', () => {
+  it('answers once the final headers arrive, its body streaming after', async () => {
+    const call = new ProviderCall();
+    call.onConnect(() => {});
+    expect(call.onHeaders(100, [], () => {})).toBe(true);
+    call.onHeaders(200, [bytes('Content-Type'), bytes('text/plain')], () => {});
+    call.onData(bytes('hello'));
+    call.onComplete();
+    const answer = await call.answer;
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers).toEqual({ 'content-type': 'text/plain' });
+    await expect(answer.body.text()).resolves.toBe('hello');
+  });
+
+  it('rejects when the call fails before its headers, fails the body after', async () => {
+    const early = new ProviderCall();
+    early.onError(new Error('connect ECONNREFUSED'));
+    await expect(early.answer).rejects.toThrow('ECONNREFUSED');
+
+    const late = new ProviderCall();
+    late.onHeaders(200, [], () => {});
+    const { body } = await late.answer;
+    const text = body.text();
+    late.onError(new Error('socket hang up'));
+    await expect(text).rejects.toThrow('socket hang up');
+  });
+
+  it('aborts the call when asked, before or after it is connected', () => {
+    const reasons: string[] = [];
+    const before = new ProviderCall();
+    before.abort();
+    expect(before.aborted).toBe(true);
+    before.onConnect((reason) => reasons.push(reason.name));
+    const after = new ProviderCall();
+    after.onConnect((reason) => reasons.push(reason.name));
+    expect(after.aborted).toBe(false);
+    after.abort();
+    after.abort();
+    expect(reasons).toEqual(['AbortError', 'AbortError']);
   });
 });
 

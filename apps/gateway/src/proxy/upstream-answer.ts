@@ -91,48 +91,67 @@ export class UpstreamBody {
 }
 
 /**
- * undici's dispatch handler for one provider call: resolves with the answer when its headers
- * arrive, rejects if the call fails before. The signal aborts the call at any point (the body
- * then fails with the abort error).
+ * One provider call, as undici's dispatch handler: `answer` resolves when the answer's headers
+ * arrive, or rejects if the call fails before. `abort()` stops the call at any point (the body
+ * then fails with undici's RequestAbortedError). A plain method rather than an AbortSignal:
+ * the signal, its listener and its removal cost ~7 µs on the path of every request.
  */
-export function answerHandler(
-  signal: AbortSignal,
-  settle: { resolve(answer: UpstreamAnswer): void; reject(error: Error): void },
-): Dispatcher.DispatchHandler {
-  let abort: ((reason: Error) => void) | undefined;
-  let body: UpstreamBody | undefined;
-  let settled = false;
-  const aborted = () => new errors.RequestAbortedError();
-  const onAbort = () => abort?.(aborted());
-  signal.addEventListener('abort', onAbort, { once: true });
-  const done = () => signal.removeEventListener('abort', onAbort);
-  return {
-    onConnect(abortCall) {
-      abort = abortCall;
-      if (signal.aborted) abortCall(aborted());
-    },
-    onHeaders(statusCode, rawHeaders, resume) {
-      if (statusCode < 200) return true;
-      body = new UpstreamBody(resume, (reason) => abort?.(reason));
-      settled = true;
-      settle.resolve({ statusCode, headers: headersOf(rawHeaders), body });
-      return true;
-    },
-    onData(chunk) {
-      return body?.push(chunk) ?? true;
-    },
-    onComplete() {
-      done();
-      body?.finish();
-    },
-    onError(error) {
-      done();
-      if (!settled) {
-        settled = true;
-        settle.reject(error);
-      } else body?.fail(error);
-    },
-  };
+export class ProviderCall implements Dispatcher.DispatchHandler {
+  readonly answer: Promise<UpstreamAnswer>;
+  private resolve!: (answer: UpstreamAnswer) => void;
+  private reject!: (error: Error) => void;
+  private abortCall: ((reason: Error) => void) | undefined;
+  private body: UpstreamBody | undefined;
+  private settled = false;
+  private abortedByUs = false;
+
+  constructor() {
+    this.answer = new Promise((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  /** Whether `abort()` was called. */
+  get aborted(): boolean {
+    return this.abortedByUs;
+  }
+
+  /** Stops the call, now or as soon as it is connected. */
+  abort(): void {
+    if (this.abortedByUs) return;
+    this.abortedByUs = true;
+    this.abortCall?.(new errors.RequestAbortedError());
+  }
+
+  onConnect(abortCall: (reason: Error) => void): void {
+    this.abortCall = abortCall;
+    if (this.abortedByUs) abortCall(new errors.RequestAbortedError());
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    if (statusCode < 200) return true;
+    const body = new UpstreamBody(resume, (reason) => this.abortCall?.(reason));
+    this.body = body;
+    this.settled = true;
+    this.resolve({ statusCode, headers: headersOf(rawHeaders), body });
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    return this.body?.push(chunk) ?? true;
+  }
+
+  onComplete(): void {
+    this.body?.finish();
+  }
+
+  onError(error: Error): void {
+    if (!this.settled) {
+      this.settled = true;
+      this.reject(error);
+    } else this.body?.fail(error);
+  }
 }
 
 /** Raw header pairs as an object: lower-case names, a repeated header's values in an array. */

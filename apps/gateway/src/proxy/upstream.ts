@@ -1,6 +1,6 @@
 import type { Surface } from '@toolgate/core';
 import { Pool } from 'undici';
-import { answerHandler, type UpstreamAnswer } from './upstream-answer.ts';
+import { ProviderCall } from './upstream-answer.ts';
 
 export interface UpstreamConfig {
   openaiBaseUrl: string;
@@ -58,15 +58,14 @@ export class Upstreams {
   }
 
   /**
-   * Sends the request; resolves when the answer's headers arrive (its body then streams in), or
-   * rejects when the call fails before. `signal` aborts the call at any point.
+   * Sends the request now: its `answer` resolves when the answer's headers arrive (its body then
+   * streams in), or rejects when the call fails before; `abort()` stops it at any point.
    */
   send(
     surface: Surface,
     body: Buffer,
     incoming: Record<string, string | string[] | undefined>,
-    signal: AbortSignal,
-  ): Promise<UpstreamAnswer> {
+  ): ProviderCall {
     const target = this.pools.get(surface) as { pool: Pool; basePath: string };
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     for (const name of FORWARDED[surface]) {
@@ -75,12 +74,17 @@ export class Upstreams {
     }
     Object.assign(headers, this.credentials(surface, incoming));
     // `dispatch` rather than `request`: see UpstreamBody for what that saves.
-    return new Promise((resolve, reject) => {
+    const call = new ProviderCall();
+    try {
       target.pool.dispatch(
         { method: 'POST', path: target.basePath + PATHS[surface], headers, body },
-        answerHandler(signal, { resolve, reject }),
+        call,
       );
-    });
+    } catch (error) {
+      // undici refusing the request outright (a header it will not send) is a failed call too.
+      call.onError(error as Error);
+    }
+    return call;
   }
 
   async close(): Promise<void> {
