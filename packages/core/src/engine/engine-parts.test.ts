@@ -232,4 +232,28 @@ describe('MediationMemo', () => {
     expect(cache.hashOf({ bad: '\ud800' })).toBeUndefined();
     expect(new MediationMemo(0).hashOf({ a: 2, b: 1 })).toBe(a);
   });
+
+  it('finds a catalog by its text, and by the frozen list it is the text of', () => {
+    const memo = new MediationMemo(16);
+    let computed = 0;
+    const compute = () => ({ run: ++computed });
+    const list = Object.freeze([Object.freeze({ name: 'a' })]);
+    const text = JSON.stringify(list);
+    const first = memo.catalog({ text }, 'v1', compute);
+    // The same text as another string, with its list: a hit, and the list now finds it.
+    const sameText = JSON.parse(JSON.stringify(text)) as string;
+    expect(memo.catalog({ text: sameText, list }, 'v1', compute)).toBe(first);
+    expect(memo.catalog({ text: sameText, list }, 'v1', compute)).toBe(first);
+    // Another variant of the same catalog is its own outcome, found by list or text alike.
+    const second = memo.catalog({ text, list }, 'v2', compute);
+    expect(second).not.toBe(first);
+    expect(memo.catalog({ text }, 'v2', compute)).toBe(second);
+    expect(computed).toBe(2);
+    expect(Object.isFrozen(first)).toBe(true);
+    // No memo: computed every time.
+    const none = new MediationMemo(0);
+    none.catalog({ text, list }, 'v1', compute);
+    none.catalog({ text, list }, 'v1', compute);
+    expect(computed).toBe(4);
+  });
 });

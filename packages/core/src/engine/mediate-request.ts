@@ -141,16 +141,16 @@ function memoizedCatalog(
   kind: string,
 ): CatalogOutcome {
   if (!bundle.memo.enabled) return mediateCatalog(bundle, surface, tools, applicable, kind);
-  let catalogText: string;
+  let catalog: { text: string; list?: object };
   try {
-    catalogText = catalogTextOf(body, tools);
+    catalog = catalogOf(body, tools);
   } catch {
     // Not JSON at all (a cycle): let the uncached path report it as a validation error.
     return mediateCatalog(bundle, surface, tools, applicable, kind);
   }
   const variant = `${surface}|${tools.map((t) => t.origin).join(',')}|${applicable.map((r) => r.key).join('\u0001')}`;
-  const outcome = bundle.memo.catalog(catalogText, variant, () => {
-    const copies = JSON.parse(catalogText) as JsonObject[];
+  const outcome = bundle.memo.catalog(catalog, variant, () => {
+    const copies = JSON.parse(catalog.text) as JsonObject[];
     const owned = tools.map((tool, i) => ({ ...tool, raw: copies[i] as JsonObject }));
     return mediateCatalog(bundle, surface, owned, applicable, kind);
   });
@@ -159,21 +159,25 @@ function memoizedCatalog(
 }
 
 /**
- * `JSON.stringify` of the tools' declarations. When they are exactly the elements of the
- * request's `tools` array and that array's text is known (a list {@link RequestParser} has seen
- * before), that text is it: the array's serialization is its elements' serializations.
+ * The tools' declarations as the memo's key: their `JSON.stringify` text, and the frozen array
+ * it is the text of, if any. When they are exactly the elements of the request's `tools` array
+ * and that array's text is known (a list {@link RequestParser} has seen before), that text is
+ * it: the array's serialization is its elements' serializations.
  */
-function catalogTextOf(body: JsonObject, tools: ReadonlyArray<RequestTool>): string {
+function catalogOf(
+  body: JsonObject,
+  tools: ReadonlyArray<RequestTool>,
+): { text: string; list?: object } {
   const list = body.tools;
   if (
     Array.isArray(list) &&
     list.length === tools.length &&
     tools.every((tool, i) => tool.raw === list[i])
   ) {
-    const known = knownJsonText(list);
-    if (known !== undefined) return known;
+    const text = knownJsonText(list);
+    if (text !== undefined) return { text, list };
   }
-  return JSON.stringify(tools.map((t) => t.raw));
+  return { text: JSON.stringify(tools.map((t) => t.raw)) };
 }
 
 function mediateCatalog(

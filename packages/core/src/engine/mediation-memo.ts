@@ -26,6 +26,8 @@ export class MediationMemo {
   private readonly hashes = new Map<string, string>();
   private readonly rewrites = new Map<string, KnownDeclaration | null>();
   private readonly catalogs = new Map<string, Map<string, unknown>>();
+  /** The same entries by frozen tool list (see `catalog`); a list outlives no request parser. */
+  private readonly catalogsByList = new WeakMap<object, Map<string, unknown>>();
 
   constructor(private readonly maxEntries = 4096) {}
 
@@ -72,17 +74,28 @@ export class MediationMemo {
   }
 
   /**
-   * The memoized outcome for a catalog (`catalogText`, the exact JSON text of its declarations)
+   * The memoized outcome for a catalog (`catalog.text`, the exact JSON text of its declarations)
    * under `variant` (surface, origins, applicable rules); `compute` runs on a miss and its
-   * result is kept frozen.
+   * result is kept frozen. `catalog.list`, when given, is the deep-frozen array whose text
+   * `catalog.text` is (an agent's tool list, as the request parser keeps it): the entry is then
+   * found by that array's identity, sparing every request that resends the list a comparison of
+   * the whole text (tens of KiB) with the stored key.
    */
-  catalog<T>(catalogText: string, variant: string, compute: () => T): T {
+  catalog<T>(catalog: { text: string; list?: object }, variant: string, compute: () => T): T {
     if (this.maxEntries === 0) return compute();
-    const variants = this.catalogs.get(catalogText);
-    if (variants?.has(variant)) return variants.get(variant) as T;
+    const { text, list } = catalog;
+    let variants = list === undefined ? undefined : this.catalogsByList.get(list);
+    if (variants === undefined) {
+      variants = this.catalogs.get(text);
+      if (variants === undefined) {
+        variants = new Map();
+        remember(this.catalogs, text, variants, MAX_CATALOGS);
+      }
+      if (list !== undefined) this.catalogsByList.set(list, variants);
+    }
+    if (variants.has(variant)) return variants.get(variant) as T;
     const outcome = deepFreeze(compute());
-    if (variants) variants.set(variant, outcome);
-    else remember(this.catalogs, catalogText, new Map([[variant, outcome]]), MAX_CATALOGS);
+    variants.set(variant, outcome);
     return outcome;
   }
 
