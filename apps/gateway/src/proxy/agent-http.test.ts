@@ -187,10 +187,14 @@ describe('readBody', () => {
     server.close();
   });
 
-  const post = async (body: string | Buffer | AsyncIterable<Buffer>) => {
+  const post = async (
+    body: string | Buffer | AsyncIterable<Buffer>,
+    headers: Record<string, string> = {},
+  ) => {
     const response = await client.request({
       method: 'POST',
       path: '/',
+      headers,
       body: typeof body === 'string' || Buffer.isBuffer(body) ? body : Readable.from(body),
     });
     return { status: response.statusCode, text: await response.body.text() };
@@ -221,6 +225,11 @@ describe('readBody', () => {
       }
     }
     expect(await post(trickle(4, 1000))).toEqual({
+      status: 200,
+      text: JSON.stringify({ length: 2000, start: 'é'.repeat(8) }),
+    });
+    // Framed by Content-Length instead of chunked: done with its last byte, not its first.
+    expect(await post(trickle(4, 1000), { 'content-length': '4000' })).toEqual({
       status: 200,
       text: JSON.stringify({ length: 2000, start: 'é'.repeat(8) }),
     });

@@ -49,10 +49,10 @@ export interface AgentBody {
  * the agent never sent. Whatever is left unread of a refused body, Node discards once the answer
  * is sent, keeping the connection usable.
  *
- * A body that arrived whole with its headers (the usual case) is done at its last `data` event:
- * `complete` says the parser has seen the message's end and nothing is left buffered, so
- * waiting for `end` (two more ticks of stream machinery, on the path of every request) adds
- * nothing. A body still arriving is done at `end`, as usual.
+ * A body framed by `Content-Length` (what SDKs send) is whole once that many bytes arrived: the
+ * parser never hands on more, so it is done at that `data` event, without waiting for `end`
+ * (another tick of stream machinery, on the path of every request). A chunked body is done at
+ * `end`.
  */
 export function readBody(request: IncomingMessage, limit: number): Promise<AgentBody> {
   const tooLarge = () => new UnreadableBodyError(413, 'request body is too large');
@@ -69,7 +69,7 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Agent
         return;
       }
       chunks.push(chunk);
-      if (request.complete && request.readableLength === 0) onEnd();
+      if (length === declared) onEnd();
     };
     const onEnd = () => {
       stop();
