@@ -44,6 +44,21 @@ const TTFT_ROUNDS = 5;
 const TTFT_ITERATIONS = 100;
 /** Streamed reply: a few words, 2 ms apart, so a gateway that buffered the stream would show. */
 const TTFT_SCRIPT = { text: 'Retries are configured per client.', chunkDelayMs: 2 };
+
+/**
+ * `request` streamed, with the mock scripted (through the last user message, which every proxy
+ * passes on) to answer with TTFT_SCRIPT.
+ */
+export function streamedRequestBody(request: Record<string, unknown>): string {
+  return JSON.stringify({
+    ...request,
+    stream: true,
+    messages: [
+      ...(request.messages as unknown[]).slice(0, -1),
+      { role: 'user', content: `mock: ${JSON.stringify(TTFT_SCRIPT)}` },
+    ],
+  });
+}
 const SPOOL_DRAIN_MS = 20_000;
 
 const TARGET_P99_VS_PORTKEY = 0.5;
@@ -180,14 +195,7 @@ export async function runGatewayBench(): Promise<BenchResult> {
       );
     }
 
-    const streamBody = JSON.stringify({
-      ...request,
-      stream: true,
-      messages: [
-        ...(request.messages as unknown[]).slice(0, -1),
-        { role: 'user', content: `mock: ${JSON.stringify(TTFT_SCRIPT)}` },
-      ],
-    });
+    const streamBody = streamedRequestBody(request);
     const streamTargets: Target[] = [];
     const streamNotes: string[] = [];
     for (const target of targets) {

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
@@ -46,7 +46,21 @@ export async function buildGateway(outfile: string = DIST_MAIN): Promise<string>
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const started = performance.now();
-  const written = await buildGateway();
+  // An output file may be given, e.g. a baseline for bench/gateway/compare-builds.ts: in a
+  // directory of its own right under apps/gateway (so it resolves the gateway's dependencies),
+  // which the build empties first.
+  const outfile = process.argv[2] ? resolve(process.argv[2]) : DIST_MAIN;
+  const dir = dirname(outfile);
+  if (
+    dirname(dir) !== resolve(GATEWAY) ||
+    ['src', 'scripts', 'node_modules'].includes(basename(dir))
+  ) {
+    process.stderr.write(
+      `the output file goes in a directory of its own right under apps/gateway, which is emptied first (e.g. apps/gateway/.baseline/main.mjs), not ${outfile}\n`,
+    );
+    process.exit(2);
+  }
+  const written = await buildGateway(outfile);
   process.stdout.write(
     `gateway built: ${relative(process.cwd(), written)} in ${Math.round(performance.now() - started)} ms` +
       ' (run it with `pnpm --filter @toolgate/gateway serve`)\n',

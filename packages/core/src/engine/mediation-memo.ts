@@ -26,7 +26,7 @@ export class MediationMemo {
   private readonly hashes = new Map<string, string>();
   private readonly rewrites = new Map<string, KnownDeclaration | null>();
   private readonly catalogs = new Map<string, Map<string, unknown>>();
-  /** The same entries by frozen tool list (see `catalog`); a list outlives no request parser. */
+  /** The same entries by frozen tool list (see `catalog`), held weakly: they go with the list. */
   private readonly catalogsByList = new WeakMap<object, Map<string, unknown>>();
 
   constructor(private readonly maxEntries = 4096) {}
