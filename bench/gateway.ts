@@ -26,7 +26,12 @@ import {
   type TtftResult,
 } from './gateway/phases.ts';
 import { Processes } from './gateway/processes.ts';
-import { startMockProvider, startToolgate, type ToolgateStack } from './gateway/toolgate-stack.ts';
+import {
+  startBareProxy,
+  startMockProvider,
+  startToolgate,
+  type ToolgateStack,
+} from './gateway/toolgate-stack.ts';
 import type { BenchResult } from './measure.ts';
 
 const LATENCY_ROUNDS = 5;
@@ -95,14 +100,7 @@ export async function runGatewayBench(): Promise<BenchResult> {
     const { url: mockUrl, mock } = await startMockProvider(processes);
 
     progress('starting the bare undici pass-through proxy');
-    const barePort = await findFreePort();
-    const bare = await processes.start({
-      name: 'bare proxy',
-      command: process.execPath,
-      args: ['--import', 'tsx', 'bench/gateway/bare-proxy.ts'],
-      env: { UPSTREAM_URL: mockUrl, PORT: String(barePort) },
-      readyUrl: `http://127.0.0.1:${barePort}/healthz`,
-    });
+    const { url: bareUrl, bare } = await startBareProxy(processes, mockUrl);
 
     const portkeyPackage = createRequire(import.meta.url).resolve(
       '@portkey-ai/gateway/package.json',
@@ -136,7 +134,7 @@ export async function runGatewayBench(): Promise<BenchResult> {
       { name: 'direct', origin: mockUrl, headers: auth, pgids: [mock.pid] },
       {
         name: 'bare proxy',
-        origin: `http://127.0.0.1:${barePort}`,
+        origin: bareUrl,
         headers: auth,
         pgids: [bare.pid],
       },

@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
-import { findFreePort, postgresScratchDir } from '@toolgate/db';
+import { postgresScratchDir } from '@toolgate/db';
 import { fiftyToolRequest } from '../core-mediation.ts';
 import { streamedRequestBody } from '../gateway.ts';
 import { interleavedLatency } from './load.ts';
 import { type Measured, measureLatency, measureTtft } from './phases.ts';
 import { Processes } from './processes.ts';
-import { startMockProvider, startToolgate } from './toolgate-stack.ts';
+import { startBareProxy, startMockProvider, startToolgate } from './toolgate-stack.ts';
 
 const HELP = `Compares two builds of the gateway in one process tree: the mock, the bare proxy,
 Toolgate built from this checkout and Toolgate from a baseline build, interleaved request by
@@ -37,20 +37,13 @@ const processes = new Processes();
 try {
   const dataDir = await postgresScratchDir('toolgate-compare-builds-');
   const { url: mockUrl, mock } = await startMockProvider(processes);
-  const barePort = await findFreePort();
-  const bare = await processes.start({
-    name: 'bare proxy',
-    command: process.execPath,
-    args: ['--import', 'tsx', 'bench/gateway/bare-proxy.ts'],
-    env: { UPSTREAM_URL: mockUrl, PORT: String(barePort) },
-    readyUrl: `http://127.0.0.1:${barePort}/healthz`,
-  });
+  const { url: bareUrl, bare } = await startBareProxy(processes, mockUrl);
   const current = await startToolgate(processes, { mockUrl, dataDir, progress, apiNiceness: 19 });
   const base = await current.variant('baseline', {}, resolve(baseline));
   const headers = { authorization: 'Bearer sk-FAKE-toolgate-bench' };
   const targets: Measured[] = [
     { name: 'direct', origin: mockUrl, headers, pgids: [mock.pid] },
-    { name: 'bare proxy', origin: `http://127.0.0.1:${barePort}`, headers, pgids: [bare.pid] },
+    { name: 'bare proxy', origin: bareUrl, headers, pgids: [bare.pid] },
     {
       name: 'toolgate (this checkout)',
       origin: current.url,

@@ -39,6 +39,23 @@ export async function startMockProvider(
   return { url, mock };
 }
 
+/** The bare pass-through proxy (`bare-proxy.ts`) as its own process, in front of the mock. */
+export async function startBareProxy(
+  processes: Processes,
+  mockUrl: string,
+): Promise<{ url: string; bare: Started }> {
+  const port = await findFreePort();
+  const url = `http://127.0.0.1:${port}`;
+  const bare = await processes.start({
+    name: 'bare proxy',
+    command: process.execPath,
+    args: ['--import', 'tsx', 'bench/gateway/bare-proxy.ts'],
+    env: { UPSTREAM_URL: mockUrl, PORT: String(port) },
+    readyUrl: `${url}/healthz`,
+  });
+  return { url, bare };
+}
+
 /**
  * The real thing, as processes: the API (embedded PostgreSQL under `dataDir`), provisioned
  * through its typed client with a gateway Identity, a labelled Gateway, a MediationPolicy with

@@ -184,13 +184,12 @@ export class MediatingProxy {
     reply: ServerResponse,
   ): Promise<void> {
     const { surface } = record;
-    const upstreamStarted = record.sentAt;
     let payload: string;
     let finished: Finished;
     try {
       const response = await call.answer;
       const text = await response.body.text();
-      const upstreamMs = performance.now() - upstreamStarted;
+      const upstreamMs = performance.now() - record.sentAt;
       this.deps.metrics.upstreamSeconds.observe({ surface }, upstreamMs / 1000);
       const headers = passedHeaders(response.headers, {});
       const status = response.statusCode;
@@ -211,7 +210,7 @@ export class MediatingProxy {
         }
       }
     } catch (error) {
-      return this.answerUpstreamFailure(record, reply, error, upstreamStarted);
+      return this.answerUpstreamFailure(record, reply, error);
     }
     await this.answerJson(record, reply, payload, finished);
   }
@@ -226,17 +225,16 @@ export class MediatingProxy {
     reply: ServerResponse,
   ): Promise<void> {
     const { surface } = record;
-    const upstreamStarted = record.sentAt;
     let response: UpstreamAnswer;
     try {
       response = await call.answer;
     } catch (error) {
-      return this.answerUpstreamFailure(record, reply, error, upstreamStarted);
+      return this.answerUpstreamFailure(record, reply, error);
     }
     const contentType = String(response.headers['content-type'] ?? '');
     if (response.statusCode >= 400 || !contentType.includes('text/event-stream')) {
       const text = await response.body.text();
-      const upstreamMs = performance.now() - upstreamStarted;
+      const upstreamMs = performance.now() - record.sentAt;
       const headers = passedHeaders(response.headers, {});
       const error =
         response.statusCode >= 400 ? scrubSecrets(errorMessage(text)) : 'upstream did not stream';
@@ -278,7 +276,7 @@ export class MediatingProxy {
           : `upstream stream failed: ${(cause as Error).message}`;
       tail = streamErrorEvent(surface, error);
     }
-    const upstreamMs = performance.now() - upstreamStarted;
+    const upstreamMs = performance.now() - record.sentAt;
     this.deps.metrics.upstreamSeconds.observe({ surface }, upstreamMs / 1000);
     const evidence = mediator.evidence();
     this.countBlocked(surface, evidence);
@@ -318,13 +316,12 @@ export class MediatingProxy {
     record: RequestRecord,
     reply: ServerResponse,
     error: unknown,
-    upstreamStarted: number,
   ): Promise<void> {
     const { status, message } = upstreamFailure(error);
     return this.answerJson(record, reply, providerErrorJson(record.surface, status, message), {
       status,
       error: message,
-      upstreamMs: performance.now() - upstreamStarted,
+      upstreamMs: performance.now() - record.sentAt,
     });
   }
 

@@ -102,7 +102,6 @@ export class ProviderCall implements Dispatcher.DispatchHandler {
   private reject!: (error: Error) => void;
   private abortCall: ((reason: Error) => void) | undefined;
   private body: UpstreamBody | undefined;
-  private settled = false;
   private abortedByUs = false;
 
   constructor() {
@@ -133,7 +132,6 @@ export class ProviderCall implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return true;
     const body = new UpstreamBody(resume, (reason) => this.abortCall?.(reason));
     this.body = body;
-    this.settled = true;
     this.resolve({ statusCode, headers: headersOf(rawHeaders), body });
     return true;
   }
@@ -147,10 +145,9 @@ export class ProviderCall implements Dispatcher.DispatchHandler {
   }
 
   onError(error: Error): void {
-    if (!this.settled) {
-      this.settled = true;
-      this.reject(error);
-    } else this.body?.fail(error);
+    // Before the headers the answer fails; after them, its body.
+    if (this.body) this.body.fail(error);
+    else this.reject(error);
   }
 }
 
