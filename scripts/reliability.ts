@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { FIGURES_DIR_VARIABLE, type Figures } from './reliability/figures.ts';
+import { summarizeTrust } from './reliability/trust-figures.ts';
 
 /**
  * `pnpm test:reliability`: runs the reliability and security tests (faults with real
@@ -26,6 +27,8 @@ export const RELIABILITY_TESTS = [
   'apps/gateway/src/quality/',
   'packages/core/src/secrets.test.ts',
   'e2e/stack/soak.test.ts',
+  // Trust tests anywhere: receipt evasion, poison pills, spoofing, tampering.
+  '.trust.test.ts',
 ];
 
 export interface Summary {
@@ -89,6 +92,9 @@ export function summarize(all: Figures[]): Summary {
   if (secrets.length === 0) problems.push('the secret scan did not run');
   if (found > 0) problems.push(`${found} secrets found`);
 
+  const trust = summarizeTrust(all);
+  problems.push(...trust.problems);
+
   return {
     rows: [
       ['load held', loadText],
@@ -102,6 +108,7 @@ export function summarize(all: Figures[]): Summary {
         'secrets found',
         `${found} (${planted} kinds planted; searched: ${places.join(', ') || 'nothing'})`,
       ],
+      ...trust.rows,
     ],
     problems,
   };

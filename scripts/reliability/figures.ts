@@ -33,6 +33,18 @@ export interface Figures {
   badInputs?: { tried: number; serverErrors: number };
   receipts?: { sent: number; stored: number };
   secrets?: { planted: number; places: string[]; found: number };
+  /** Requests crafted to get past the gateway without a receipt, and how many did. */
+  evasion?: { attempts: number; unreceipted: number };
+  /**
+   * Receipts the API refuses for good, sent through a running gateway: how many were bad, how
+   * many ended in quarantine, how many receipts (good or bad) were lost, and whether the gateway
+   * went on serving.
+   */
+  poisonPill?: { badRecords: number; quarantined: number; lost: number; keptServing: boolean };
+  /** Requests claiming an identity without proof, and how many were bound as `verified`. */
+  spoof?: { attempts: number; verifiedWithoutProof: number };
+  /** One kind of tampering with stored receipts, and whether verify found it and where. */
+  tamper?: { kind: string; detected: boolean; located: boolean };
 }
 
 /** Writes one figures file when the reliability run asked for them; a no-op otherwise. */
