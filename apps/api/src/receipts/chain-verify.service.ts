@@ -1,67 +1,206 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ChainVerification } from '@toolgate/contract';
-import { type Receipt, receiptHash } from '@toolgate/core';
-import { type ChainLinkRow, ReceiptsRepository } from './receipts.repository.ts';
+import type { ChainFinding, ChainVerification } from '@toolgate/contract';
+import { checkStoredToolSet, type StoredToolSetCheck } from '@toolgate/core';
+import {
+  checkHashes,
+  checkLinkColumns,
+  checkListColumns,
+  checkToolSet,
+  type Finding,
+  missingReceiptFinding,
+} from './chain-findings.ts';
+import { type ChainLinkRow, ChainLinksRepository } from './chain-links.repository.ts';
 
 /** Rows per read: bounded memory however long the chain is. */
 const PAGE = 1000;
+/** Verified tool sets kept between pages; past this the cache starts over (memory stays flat). */
+const TOOL_SET_CACHE = 2000;
 
-type ChainBreak = NonNullable<ChainVerification['firstBreak']>;
+/** A link verified so far: what the next one must point to. */
+interface Verified {
+  seq: bigint;
+  id: string;
+  hash: string;
+}
+
+/** A hash recorded outside the database earlier (a previous verify's `head`). */
+export interface ChainAnchor {
+  seq: bigint;
+  hash: string;
+}
 
 /**
- * Verifies a gateway's stored chain on demand (SPEC §3 tamper evidence): walks it in seq order
- * a page at a time, recomputing every hash from the stored body. It reports the first broken
- * link exactly where it is: an altered receipt (`hash_mismatch`), a deleted one (`seq_gap` at
- * the receipt after it), reordered or swapped ones (`prev_hash_mismatch`).
+ * Verifies a gateway's stored chain on demand (SPEC §3 tamper evidence; §8: every byte an
+ * auditor is shown is covered). Walks the chain's links in seq order a page at a time and, for
+ * each receipt: its body hashes to every stored copy of its hash; it links to the receipt before
+ * it; it sits where its link says; its tool set hashes to the address the body names (once per
+ * tool set per run); and every list column is what the body derives. It stops at the first
+ * altered receipt and names it: a single rewritten receipt is located at itself even when every
+ * copy of its hash was recomputed, because its successor still links to the original.
  */
 @Injectable()
 export class ChainVerifyService {
-  constructor(@Inject(ReceiptsRepository) private readonly receipts: ReceiptsRepository) {}
+  constructor(@Inject(ChainLinksRepository) private readonly links: ChainLinksRepository) {}
 
-  async verify(gateway: string): Promise<ChainVerification> {
-    let expectedSeq = 1n;
-    let expectedPrev: string | null = null;
-    let checked = 0;
+  async verify(gateway: string, anchor?: ChainAnchor): Promise<ChainVerification> {
+    const toolSets = new Map<string, StoredToolSetCheck>();
+    let previous: Verified | undefined;
     for (;;) {
-      const page = await this.receipts.chainPage(gateway, expectedSeq - 1n, PAGE);
+      const page = await this.links.page(gateway, previous?.seq ?? 0n, PAGE);
+      await this.loadToolSets(page, toolSets);
       for (const link of page) {
-        const firstBreak = checkLink(link, expectedSeq, expectedPrev);
-        if (firstBreak) return { gateway, valid: false, checked, firstBreak };
-        checked++;
-        expectedSeq = link.seq + 1n;
-        expectedPrev = link.hash;
+        const broken = await this.checkLink(gateway, link, previous, toolSets);
+        if (broken) return { gateway, valid: false, ...broken };
+        if (anchor && link.seq === anchor.seq && link.hash !== anchor.hash) {
+          return { gateway, valid: false, checked: 0, firstBreak: anchorMismatch(link, anchor) };
+        }
+        previous = { seq: link.seq, id: link.id, hash: link.hash };
       }
-      if (page.length < PAGE) return { gateway, valid: true, checked };
+      if (page.length < PAGE) break;
+    }
+    const length = previous?.seq ?? 0n;
+    if (anchor && length < anchor.seq) {
+      return { gateway, valid: false, checked: 0, firstBreak: truncated(length, anchor) };
+    }
+    return {
+      gateway,
+      valid: true,
+      checked: Number(length),
+      ...(previous ? { head: { ...previous, seq: previous.seq.toString() } } : {}),
+    };
+  }
+
+  /**
+   * One link, after `previous` (verified). The body's hash first: every later check trusts only
+   * a body that hashes right. Then the link to the previous receipt, before anything else of
+   * this one, so a rewritten previous receipt is found before an edit further on.
+   */
+  private async checkLink(
+    gateway: string,
+    link: ChainLinkRow,
+    previous: Verified | undefined,
+    toolSets: ReadonlyMap<string, StoredToolSetCheck>,
+  ): Promise<{ checked: number; firstBreak: ChainFinding } | undefined> {
+    const expectedSeq = (previous?.seq ?? 0n) + 1n;
+    const here = (finding: Finding) => ({
+      checked: Number(expectedSeq - 1n),
+      firstBreak: { seq: link.seq.toString(), id: link.id, ...finding },
+    });
+    if (link.seq !== expectedSeq) {
+      return {
+        checked: Number(expectedSeq - 1n),
+        firstBreak: {
+          seq: expectedSeq.toString(),
+          id: null,
+          reason: 'seq_gap',
+          expected: expectedSeq.toString(),
+          actual: link.seq.toString(),
+          message: `no receipt is linked at seq ${expectedSeq} (deleted, link and all)`,
+        },
+      };
+    }
+    const row = link.receipt;
+    if (row === null) return here(missingReceiptFinding(link, await this.links.receivedAtOf(link.id)));
+    const hashes = checkHashes(link, row);
+    if (!hashes.ok) return here(hashes.finding);
+    const body = hashes.verified.body;
+    const prevHash = typeof body.prev_hash === 'string' ? body.prev_hash : null;
+    if (prevHash !== (previous?.hash ?? null)) {
+      return this.brokenLink(gateway, link, previous, prevHash);
+    }
+    const misplaced = checkLinkColumns(gateway, link, row, hashes.verified);
+    if (misplaced) return here(misplaced);
+    const served = checkToolSet(row, hashes.verified, (hash) => toolSets.get(hash));
+    if (!served.ok) return here(served.finding);
+    const column = checkListColumns(gateway, row, served.receipt);
+    if (column) return here(column);
+    return undefined;
+  }
+
+  /**
+   * A receipt whose body hashes right but does not link to the receipt before it. Either it was
+   * moved (its `prev_hash` is another stored receipt's hash: reordered; located here), or the
+   * receipt before it is not the one it was chained to: that one was rewritten with every copy
+   * of its hash recomputed (or receipts between were removed and the rest renumbered), so it is
+   * the first receipt verify cannot vouch for: located there.
+   */
+  private async brokenLink(
+    gateway: string,
+    link: ChainLinkRow,
+    previous: Verified | undefined,
+    prevHash: string | null,
+  ): Promise<{ checked: number; firstBreak: ChainFinding }> {
+    const expected = previous?.hash ?? null;
+    const linkedTo = prevHash === null ? undefined : await this.links.linkWithHash(gateway, prevHash);
+    if (previous === undefined || linkedTo !== undefined || prevHash === null) {
+      const where =
+        linkedTo !== undefined
+          ? `the receipt at seq ${linkedTo.seq} (receipts were reordered or moved)`
+          : prevHash === null
+            ? 'nothing, as only a chain’s first receipt may (receipts were reordered or moved)'
+            : 'a receipt that is not stored (receipts before it were removed and the chain renumbered)';
+      return {
+        checked: Number(link.seq - 1n),
+        firstBreak: {
+          seq: link.seq.toString(),
+          id: link.id,
+          reason: 'prev_hash_mismatch',
+          expected,
+          actual: prevHash,
+          message: `it links to ${where}`,
+        },
+      };
+    }
+    return {
+      checked: Number(previous.seq - 1n),
+      firstBreak: {
+        seq: previous.seq.toString(),
+        id: previous.id,
+        reason: 'successor_mismatch',
+        expected: prevHash,
+        actual: previous.hash,
+        message: `the next receipt (seq ${link.seq}) links to another hash, which no stored receipt has: this receipt was rewritten with its hashes recomputed (or receipts after it were removed and the chain renumbered)`,
+      },
+    };
+  }
+
+  /** Reads and re-hashes the tool sets a page references that this run has not checked yet. */
+  private async loadToolSets(
+    page: ReadonlyArray<ChainLinkRow>,
+    checked: Map<string, StoredToolSetCheck>,
+  ): Promise<void> {
+    if (checked.size > TOOL_SET_CACHE) checked.clear();
+    const wanted = new Set<string>();
+    for (const link of page) {
+      const hash = (link.receipt?.body as { tool_set_hash?: unknown } | null)?.tool_set_hash;
+      if (typeof hash === 'string' && !checked.has(hash)) wanted.add(hash);
+    }
+    if (wanted.size === 0) return;
+    const stored = await this.links.toolSets([...wanted]);
+    for (const hash of wanted) {
+      if (stored.has(hash)) checked.set(hash, checkStoredToolSet(hash, stored.get(hash)));
     }
   }
 }
 
-function checkLink(
-  link: ChainLinkRow,
-  expectedSeq: bigint,
-  expectedPrev: string | null,
-): ChainBreak | undefined {
-  const at = { seq: link.seq.toString(), id: link.id };
-  if (link.seq !== expectedSeq) {
-    return { ...at, reason: 'seq_gap', expected: expectedSeq.toString(), actual: at.seq };
-  }
-  const body = link.body as Partial<Receipt> | null;
-  const prev = typeof body?.prev_hash === 'string' ? body.prev_hash : null;
-  if (prev !== expectedPrev) {
-    return { ...at, reason: 'prev_hash_mismatch', expected: expectedPrev, actual: prev };
-  }
-  let recomputed: string | null;
-  try {
-    recomputed = receiptHash(body as Receipt);
-  } catch {
-    recomputed = null;
-  }
-  // The body's own `hash` is what the gateway signed off; the `hash` column is what the next
-  // link and the next ingest build on. Both must be what the content hashes to.
-  const claimed = typeof body?.hash === 'string' ? body.hash : null;
-  if (recomputed === null || recomputed !== claimed || claimed !== link.hash) {
-    const actual = claimed !== recomputed ? claimed : link.hash;
-    return { ...at, reason: 'hash_mismatch', expected: recomputed, actual };
-  }
-  return undefined;
+function anchorMismatch(link: ChainLinkRow, anchor: ChainAnchor): ChainFinding {
+  return {
+    seq: link.seq.toString(),
+    id: link.id,
+    reason: 'anchor_mismatch',
+    expected: anchor.hash,
+    actual: link.hash,
+    message: `the chain up to seq ${anchor.seq} is not the one anchored: it was rewritten, from this receipt or an earlier one`,
+  };
+}
+
+function truncated(length: bigint, anchor: ChainAnchor): ChainFinding {
+  return {
+    seq: (length + 1n).toString(),
+    id: null,
+    reason: 'truncated',
+    expected: anchor.seq.toString(),
+    actual: length.toString(),
+    message: `the chain ends at seq ${length}, before the anchor at seq ${anchor.seq}: receipts from seq ${length + 1n} on were deleted`,
+  };
 }

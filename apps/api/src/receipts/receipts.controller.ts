@@ -1,5 +1,5 @@
 import { Body, Controller, Inject, Param, Query } from '@nestjs/common';
-import { NameParams, type ReceiptQuery, ROUTES } from '@toolgate/contract';
+import { ChainVerifyQuery, NameParams, type ReceiptQuery, ROUTES } from '@toolgate/contract';
 import type { z } from 'zod';
 import { Route } from '../common/route.decorator.ts';
 import { ChainVerifyService } from './chain-verify.service.ts';
@@ -36,7 +36,15 @@ export class ReceiptsController {
   }
 
   @Route('receipts.verify')
-  verify(@Param({ schema: NameParams }) params: z.infer<typeof NameParams>) {
-    return this.chains.verify(params.name);
+  verify(
+    @Param({ schema: NameParams }) params: z.infer<typeof NameParams>,
+    @Query({ schema: ChainVerifyQuery }) query: ChainVerifyQuery,
+  ) {
+    const { anchorSeq, anchorHash } = query;
+    const anchor =
+      anchorSeq !== undefined && anchorHash !== undefined
+        ? { seq: BigInt(anchorSeq), hash: anchorHash }
+        : undefined;
+    return this.chains.verify(params.name, anchor);
   }
 }

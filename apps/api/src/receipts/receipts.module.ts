@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ChainLinksRepository } from './chain-links.repository.ts';
 import { ChainVerifyService } from './chain-verify.service.ts';
 import { ReceiptIngestService } from './receipt-ingest.service.ts';
 import { ReceiptListRepository } from './receipt-list.repository.ts';
@@ -19,6 +20,7 @@ import { SchemasRepository } from './schemas.repository.ts';
   providers: [
     ReceiptsRepository,
     ReceiptListRepository,
+    ChainLinksRepository,
     SchemasRepository,
     ReceiptIngestService,
     ReceiptQueryService,

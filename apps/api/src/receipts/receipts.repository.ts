@@ -29,28 +29,22 @@ export interface NewReceiptRow extends ReceiptColumns {
   toolSetHash: string | null;
 }
 
-/** One link of a gateway's chain as stored, for verification. */
-export interface ChainLinkRow {
-  seq: bigint;
-  id: string;
-  hash: string;
-  prevHash: string | null;
-  body: unknown;
-}
-
-/** Stored receipts: the hash-chained ingest, single receipts and chain walks. */
+/** Stored receipts: the hash-chained ingest and single receipts (chain walks: ChainLinksRepository). */
 @Injectable()
 export class ReceiptsRepository {
   constructor(@Inject(PrismaService) private readonly prisma: PrismaService) {}
 
-  /** A receipt in its served form: a v2 receipt gets its tool set back inline. */
+  /**
+   * A receipt in its served form: a v2 receipt gets back inline the tool set its body (what the
+   * chain hashes) references, not whatever a column says, so what is served is what verify checks.
+   */
   async find(id: string): Promise<{ seq: string; receipt: Receipt } | undefined> {
     const [row] = await this.prisma.client.$queryRaw<
       Array<{ seq: bigint; body: unknown; toolSet: ToolSet | null }>
     >`
-      SELECT r.seq, r.body, t.body AS "toolSet" FROM receipt_links l
+      SELECT l.seq, r.body, t.body AS "toolSet" FROM receipt_links l
       JOIN receipts r ON r.id = l.id AND r.received_at = l.received_at
-      LEFT JOIN tool_sets t ON t.hash = r.tool_set_hash
+      LEFT JOIN tool_sets t ON t.hash = r.body ->> 'tool_set_hash'
       WHERE l.id = ${id}`;
     if (row === undefined) return undefined;
     const receipt =
@@ -131,19 +125,6 @@ export class ReceiptsRepository {
       // drops it.
       client.release(broken);
     }
-  }
-
-  /** A page of a gateway's chain in seq order, after `afterSeq`. */
-  async chainPage(gateway: string, afterSeq: bigint, limit: number): Promise<ChainLinkRow[]> {
-    return this.prisma.client.$queryRaw<ChainLinkRow[]>`
-      SELECT r.seq, r.id, r.hash, r.prev_hash AS "prevHash", r.body FROM (
-        SELECT id, received_at FROM receipt_links
-        WHERE gateway = ${gateway} AND seq > ${afterSeq}
-        ORDER BY seq
-        LIMIT ${limit}
-      ) l
-      JOIN receipts r ON r.id = l.id AND r.received_at = l.received_at
-      ORDER BY r.seq`;
   }
 }
 

@@ -57,25 +57,86 @@ export const ReceiptQuery = z
   .strict();
 export type ReceiptQuery = z.infer<typeof ReceiptQuery>;
 
+/**
+ * What verify found wrong at the first altered receipt:
+ * - `hash_mismatch`: the receipt's content does not hash to its recorded hash (`field`: which
+ *   copy disagrees: `body` (the hash inside the body), `receipts.hash`, `receipt_links.hash`);
+ * - `link_mismatch`: the stored receipt disagrees with its link (place in the chain) on `field`
+ *   (`id`, `gateway`, `seq`, `received_at`);
+ * - `column_mismatch`: a list column (`field`, as named in the table) differs from what the body
+ *   says (what filters and the list read);
+ * - `tool_set_missing` / `tool_set_mismatch`: the tool set the receipt references (`expected`,
+ *   its content address) is not stored, or its content hashes to `actual`;
+ * - `body_missing`: the link is stored, the receipt itself is not (deleted);
+ * - `seq_gap`: no link at this seq (deleted); `id` is null, `actual` is the next seq stored;
+ * - `prev_hash_mismatch`: the receipt links to another stored receipt than the one before it
+ *   (reordered or moved);
+ * - `successor_mismatch`: the next receipt links to a hash no stored receipt has: this receipt
+ *   was rewritten with every copy of its hash recomputed (or receipts after it were removed and
+ *   the chain renumbered);
+ * - `anchor_mismatch` / `truncated`: the chain no longer holds the anchor given (a seq and hash
+ *   recorded earlier): rewritten up to it, or cut short before it.
+ */
+export const ChainFindingReason = z.enum([
+  'hash_mismatch',
+  'link_mismatch',
+  'column_mismatch',
+  'tool_set_missing',
+  'tool_set_mismatch',
+  'body_missing',
+  'seq_gap',
+  'prev_hash_mismatch',
+  'successor_mismatch',
+  'anchor_mismatch',
+  'truncated',
+]);
+export type ChainFindingReason = z.infer<typeof ChainFindingReason>;
+
+/** The first altered receipt of a chain and what about it was altered. */
+export const ChainFinding = z.object({
+  seq: z.string(),
+  /** Null where no receipt is stored at `seq` at all (`seq_gap`, `truncated`). */
+  id: z.string().nullable(),
+  reason: ChainFindingReason,
+  /** What was altered: a hash copy, a link or list column, or the tool set's hash. */
+  field: z.string().optional(),
+  expected: z.string().nullable(),
+  actual: z.string().nullable(),
+  /** One sentence for people. */
+  message: z.string(),
+});
+export type ChainFinding = z.infer<typeof ChainFinding>;
+
 export const ChainVerification = z.object({
   gateway: z.string(),
   valid: z.boolean(),
+  /** Receipts verified: every one before the first altered receipt. */
   checked: z.number().int(),
-  firstBreak: z
-    .object({
-      seq: z.string(),
-      id: z.string(),
-      reason: z.enum(['hash_mismatch', 'prev_hash_mismatch', 'seq_gap']),
-      expected: z.string().nullable(),
-      actual: z.string().nullable(),
-    })
-    .optional(),
+  /**
+   * The last receipt of an intact chain: record it outside the database and pass it back as the
+   * anchor of a later verify, which then also finds the chain rewritten or cut short up to it.
+   */
+  head: z.object({ seq: z.string(), id: z.string(), hash: z.string() }).optional(),
+  firstBreak: ChainFinding.optional(),
 });
 export type ChainVerification = z.infer<typeof ChainVerification>;
 
-const SchemaHashParams = z.object({
-  hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" + 64 hex digits'),
-});
+const Sha256 = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" + 64 hex digits');
+
+/** An anchor recorded earlier (a previous verify's `head`): seq and hash, both or neither. */
+export const ChainVerifyQuery = z
+  .object({
+    anchorSeq: z.string().regex(/^[1-9][0-9]{0,18}$/, 'must be a positive integer').optional(),
+    anchorHash: Sha256.optional(),
+  })
+  .strict()
+  .refine((query) => (query.anchorSeq === undefined) === (query.anchorHash === undefined), {
+    message: 'anchorSeq and anchorHash go together',
+    path: ['anchorHash'],
+  });
+export type ChainVerifyQuery = z.infer<typeof ChainVerifyQuery>;
+
+const SchemaHashParams = z.object({ hash: Sha256 });
 
 export const receiptRouteTable = {
   ingest: route({
@@ -122,9 +183,11 @@ export const receiptRouteTable = {
     method: 'GET',
     path: `${API_PREFIX}/gateways/{name}/receipts/verify`,
     tag: 'Receipts',
-    summary: "Verify a gateway's receipt chain; reports the first broken link",
+    summary:
+      "Verify a gateway's receipt chain, tool sets and list columns; reports the first altered receipt",
     access: READERS,
     params: NameParams,
+    query: ChainVerifyQuery,
     response: ChainVerification,
   }),
   putSchema: route({

@@ -136,3 +136,36 @@ export function verifyChain(
   }
   return { valid: true, checked: receipts.length };
 }
+
+/**
+ * The hash a stored receipt body hashes to (`receiptHash`), or null when it cannot be one (not
+ * an object, or not representable as canonical JSON): for verifying bodies read back from a
+ * store, where anything may have been written.
+ */
+export function storedReceiptHash(body: unknown): Sha256Hash | null {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return null;
+  try {
+    return receiptHash(body as Linked<StoredReceiptBody>);
+  } catch {
+    return null;
+  }
+}
+
+/** A tool set read back from a store, checked against the content address it is filed under. */
+export type StoredToolSetCheck =
+  | { ok: true; toolSet: ToolSet }
+  | { ok: false; /** What the stored content hashes to; null when it cannot be hashed. */ actual: Sha256Hash | null };
+
+/**
+ * Content addressing makes the hash the check: a stored tool set is the one a receipt references
+ * exactly when its content, re-hashed, is the address. Nothing else about it needs trusting.
+ */
+export function checkStoredToolSet(hash: string, stored: unknown): StoredToolSetCheck {
+  let actual: Sha256Hash | null;
+  try {
+    actual = hashCanonical(stored);
+  } catch {
+    actual = null;
+  }
+  return actual === hash ? { ok: true, toolSet: stored as ToolSet } : { ok: false, actual };
+}
