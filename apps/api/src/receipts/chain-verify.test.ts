@@ -1,9 +1,10 @@
 import type { ApiClient } from '@toolgate/contract';
-import { ingestBatchOf, type Receipt } from '@toolgate/core';
+import { compactReceipt, ingestBatchOf, type Receipt, receiptHash } from '@toolgate/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectFault } from '../../../../scripts/reliability/figures.ts';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
+import { gatewayWithChain as chainFor, verifyAs } from './chain-testing.ts';
 import { chainOf, fixtureReceiptBody } from './receipt-fixtures.ts';
 import { call, registerGateway } from './receipts-testing.ts';
 
@@ -19,34 +20,8 @@ afterAll(async () => {
   await api.close();
 });
 
-/** A gateway with `count` receipts ingested (in batches of at most 1000). */
-async function gatewayWithChain(name: string, count: number): Promise<Receipt[]> {
-  const client = await registerGateway(api, name);
-  const chain = chainOf(
-    Array.from({ length: count }, (_, i) =>
-      fixtureReceiptBody({
-        id: `${name}-${i + 1}`,
-        gateway: name,
-        receivedAt: new Date(Date.UTC(2026, 4, 1) + i * 1000).toISOString(),
-        calls: ['read_file'],
-      }),
-    ),
-  );
-  await ingestAll(client, name, chain);
-  return chain;
-}
-
-async function ingestAll(client: ApiClient, name: string, chain: Receipt[]) {
-  for (let i = 0; i < chain.length; i += 1000) {
-    const { results } = await call(client, 'receipts.ingest', {
-      params: { name },
-      body: ingestBatchOf(chain.slice(i, i + 1000)),
-    });
-    expect(results.every((r) => r.result === 'created')).toBe(true);
-  }
-}
-
-const verify = (name: string) => call(api.operator, 'receipts.verify', { params: { name } });
+const gatewayWithChain = (name: string, count: number) => chainFor(api, name, count);
+const verify = (name: string) => verifyAs(api, name);
 
 /** Each tampering below is a fault put into the stored data; detecting it is surviving it. */
 const tamper = (name: string) =>
@@ -54,8 +29,13 @@ const tamper = (name: string) =>
 
 describe('chain verification', () => {
   it('accepts an intact chain, read in several pages', async () => {
-    await gatewayWithChain('v-intact', 1205);
-    expect(await verify('v-intact')).toEqual({ gateway: 'v-intact', valid: true, checked: 1205 });
+    const chain = await gatewayWithChain('v-intact', 1205);
+    expect(await verify('v-intact')).toEqual({
+      gateway: 'v-intact',
+      valid: true,
+      checked: 1205,
+      head: { seq: '1205', id: 'v-intact-1205', hash: chain[1204]?.hash },
+    });
     expect(await verify('v-nothing-yet')).toEqual({
       gateway: 'v-nothing-yet',
       valid: true,
@@ -77,6 +57,7 @@ describe('chain verification', () => {
       seq: '1003',
       id: 'v-altered-1003',
       reason: 'hash_mismatch',
+      field: 'body',
       actual: chain[1002]?.hash,
     });
     expect(result.firstBreak?.expected).toMatch(/^sha256:/);
@@ -84,7 +65,7 @@ describe('chain verification', () => {
     fault.survived();
   });
 
-  it('reports a rewritten body whose own hash was recomputed, via the stored hash', async () => {
+  it('reports a body replaced with its own hash recomputed, via the stored hash', async () => {
     const chain = await gatewayWithChain('v-rehashed', 5);
     const { hash: _hash, ...rest } = chain[2] as Receipt;
     const forged = chainOf([{ ...rest, model: 'forged' }], rest.prev_hash)[0] as Receipt;
@@ -93,55 +74,96 @@ describe('chain verification', () => {
       JSON.stringify(forged),
       'v-rehashed-3',
     ]);
-    expect((await verify('v-rehashed')).firstBreak).toEqual({
+    expect((await verify('v-rehashed')).firstBreak).toMatchObject({
       seq: '3',
       id: 'v-rehashed-3',
       reason: 'hash_mismatch',
+      field: 'receipts.hash',
       expected: forged.hash,
       actual: chain[2]?.hash,
     });
     fault.survived();
   });
 
-  it('reports a deleted receipt as a seq gap at the receipt after it', async () => {
-    await gatewayWithChain('v-deleted', 6);
-    const fault = tamper('deleted');
-    await db.query('DELETE FROM receipts WHERE id = $1', ['v-deleted-4']);
-    expect(await verify('v-deleted')).toEqual({
-      gateway: 'v-deleted',
-      valid: false,
-      checked: 3,
-      firstBreak: { seq: '5', id: 'v-deleted-5', reason: 'seq_gap', expected: '4', actual: '5' },
-    });
-    fault.survived();
-  });
-
-  it('reports swapped bodies as a broken prev link at the first of them', async () => {
-    const chain = await gatewayWithChain('v-swapped', 6);
-    const fault = tamper('reordered (two bodies swapped)');
-    await db.query(
-      `UPDATE receipts r SET body = o.body FROM receipts o
-       WHERE (r.id, o.id) IN (('v-swapped-3', 'v-swapped-4'), ('v-swapped-4', 'v-swapped-3'))`,
-    );
-    expect((await verify('v-swapped')).firstBreak).toEqual({
-      seq: '3',
-      id: 'v-swapped-3',
-      reason: 'prev_hash_mismatch',
-      expected: chain[1]?.hash,
-      actual: chain[2]?.hash,
-    });
-    fault.survived();
-  });
-
-  it('reports a renumbered chain (a row moved to the end) at the first moved link', async () => {
+  it('reports a row renumbered to the end at the first moved link', async () => {
     await gatewayWithChain('v-moved', 5);
     const fault = tamper('reordered (renumbered to the end)');
     await db.query(`UPDATE receipts SET seq = 6 WHERE id = 'v-moved-2'`);
-    expect((await verify('v-moved')).firstBreak).toMatchObject({
-      seq: '3',
-      id: 'v-moved-3',
-      reason: 'seq_gap',
+    expect(await verify('v-moved')).toMatchObject({
+      valid: false,
+      checked: 1,
+      firstBreak: { seq: '2', id: 'v-moved-2', reason: 'link_mismatch', field: 'seq' },
     });
     fault.survived();
+  });
+
+  it('gives the head of an intact chain, and finds the tail cut off against it', async () => {
+    const chain = await gatewayWithChain('v-truncated', 8);
+    const intact = await verify('v-truncated');
+    expect(intact.head).toEqual({ seq: '8', id: 'v-truncated-8', hash: chain[7]?.hash });
+    const anchor = { seq: '8', hash: chain[7]?.hash as string };
+    expect(await verifyAs(api, 'v-truncated', anchor)).toMatchObject({ valid: true, checked: 8 });
+
+    const fault = tamper('tail deleted');
+    for (const table of ['receipts', 'receipt_links']) {
+      await db.query(`DELETE FROM ${table} WHERE id IN ('v-truncated-7', 'v-truncated-8')`);
+    }
+    // What a hash chain cannot see on its own: a shorter chain is still a valid chain.
+    expect(await verify('v-truncated')).toMatchObject({ valid: true, checked: 6 });
+    expect(await verifyAs(api, 'v-truncated', anchor)).toEqual({
+      gateway: 'v-truncated',
+      valid: false,
+      checked: 0,
+      firstBreak: {
+        seq: '7',
+        id: null,
+        reason: 'truncated',
+        expected: '8',
+        actual: '6',
+        message: expect.stringContaining('receipts from seq 7 on were deleted'),
+      },
+    });
+    fault.survived();
+  });
+
+  it('finds the newest receipt rewritten with its hashes recomputed only against an anchor', async () => {
+    const chain = await gatewayWithChain('v-head-rewritten', 4);
+    const { hash: _hash, ...rest } = compactReceipt(chain[3] as Receipt).stored;
+    const forged = { ...rest, model: 'forged' };
+    const hash = receiptHash(forged);
+    const fault = tamper('newest receipt rewritten');
+    await db.query('UPDATE receipts SET body = $1, hash = $2, model = $3 WHERE id = $4', [
+      JSON.stringify({ ...forged, hash }),
+      hash,
+      'forged',
+      'v-head-rewritten-4',
+    ]);
+    await db.query('UPDATE receipt_links SET hash = $1 WHERE id = $2', [hash, 'v-head-rewritten-4']);
+    expect(await verify('v-head-rewritten')).toMatchObject({ valid: true, checked: 4 });
+    const anchored = await verifyAs(api, 'v-head-rewritten', {
+      seq: '4',
+      hash: chain[3]?.hash as string,
+    });
+    expect(anchored.firstBreak).toMatchObject({
+      seq: '4',
+      id: 'v-head-rewritten-4',
+      reason: 'anchor_mismatch',
+      expected: chain[3]?.hash,
+      actual: hash,
+    });
+    fault.survived();
+  });
+
+  it('refuses an anchor with half of it or a malformed hash, naming the field', async () => {
+    const path = '/apis/toolgate.dev/v1/gateways/v-intact/receipts/verify';
+    for (const [query, field] of [
+      ['anchorSeq=3', 'anchorHash'],
+      ['anchorSeq=0&anchorHash=sha256:' + 'a'.repeat(64), 'anchorSeq'],
+      ['anchorSeq=3&anchorHash=md5:abc', 'anchorHash'],
+    ] as const) {
+      const response = await api.fetch(`${path}?${query}`, { token: api.operatorToken });
+      expect(response.status).toBe(400);
+      expect(JSON.stringify(await response.json())).toContain(field);
+    }
   });
 });
