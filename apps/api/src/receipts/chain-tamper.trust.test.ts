@@ -49,13 +49,14 @@ async function expectCaught(
 /**
  * Receipts 1–2 declare two tools; from 3 on the agent also declares `create_pull_request`, which
  * the policy hides and whose call it blocks: a tool set first used at seq 3, outcome `blocked`.
+ * Tool sets are shared by content across gateways, so each chain gets a tool of its own.
  */
 async function chainWithHiddenTool(name: string, count = 6): Promise<Receipt[]> {
   return gatewayWithChain(api, name, count, (i) =>
     i < 2
       ? {}
       : {
-          tools: ['search_code', 'read_file', 'create_pull_request'],
+          tools: ['search_code', 'read_file', 'create_pull_request', `${name.replaceAll('-', '_')}`],
           calls: ['create_pull_request'],
           identity: { human: 'bob', session: `session-${i}` },
         },

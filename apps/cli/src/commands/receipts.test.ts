@@ -25,7 +25,7 @@ function toolgate(...args: string[]): Promise<CliRun> {
 }
 
 /** A registered gateway with `count` chained receipts made by the real engine, ingested. */
-async function gatewayWithReceipts(name: string, count: number): Promise<void> {
+async function gatewayWithReceipts(name: string, count: number, tools?: string[]): Promise<void> {
   const client = await registerGateway(api, name);
   const receipts = chainOf(
     Array.from({ length: count }, (_, i) =>
@@ -34,6 +34,7 @@ async function gatewayWithReceipts(name: string, count: number): Promise<void> {
         gateway: name,
         receivedAt: new Date(Date.UTC(2026, 4, 1) + i * 1000).toISOString(),
         calls: ['read_file'],
+        ...(tools ? { tools } : {}),
       }),
     ),
   );
@@ -57,13 +58,18 @@ describe('toolgate receipts verify', () => {
 
   it('reports an intact chain and exits 0', async () => {
     const run = await toolgate('receipts', 'verify', '--gateway', 'intact-edge');
-    expect(run).toEqual({
-      code: 0,
-      stdout: 'gateway/intact-edge: chain intact, 5 receipts verified\n',
-      stderr: '',
-    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toMatch(
+      /^gateway\/intact-edge: chain intact, 5 receipts verified\n {2}head: 5:sha256:[0-9a-f]{64}\n$/,
+    );
     const json = await toolgate('receipts', 'verify', '-g', 'intact-edge', '-o', 'json');
-    expect(JSON.parse(json.stdout)).toEqual({ gateway: 'intact-edge', valid: true, checked: 5 });
+    expect(JSON.parse(json.stdout)).toEqual({
+      gateway: 'intact-edge',
+      valid: true,
+      checked: 5,
+      head: { seq: '5', id: 'intact-edge-5', hash: expect.stringMatching(/^sha256:/) },
+    });
   });
 
   it('reports where a tampered chain breaks, prints that receipt, and exits 1', async () => {
@@ -72,13 +78,14 @@ describe('toolgate receipts verify', () => {
     expect(run.stderr).toBe('');
     const lines = run.stdout.split('\n');
     expect(lines[0]).toBe(
-      'gateway/tampered-edge: chain BROKEN at seq 3, receipt tampered-edge-3: hash_mismatch',
+      'gateway/tampered-edge: chain BROKEN at seq 3, receipt tampered-edge-3: hash_mismatch (body)',
     );
     expect(lines[1]).toContain('the receipt was altered');
-    expect(lines[2]).toMatch(/^ {2}expected: sha256:[0-9a-f]{64}$/);
-    expect(lines[3]).toMatch(/^ {2}actual: {3}sha256:[0-9a-f]{64}$/);
-    expect(lines[4]).toBe('  2 receipts before it verified');
-    expect(lines[5]).toBe('  first bad receipt:');
+    expect(lines[2]).toContain('the body was edited');
+    expect(lines[3]).toMatch(/^ {2}expected: sha256:[0-9a-f]{64}$/);
+    expect(lines[4]).toMatch(/^ {2}actual: {3}sha256:[0-9a-f]{64}$/);
+    expect(lines[5]).toBe('  2 receipts before it verified');
+    expect(lines[6]).toBe('  first altered receipt, as served:');
     expect(run.stdout).toContain('    id: tampered-edge-3\n');
     expect(run.stdout).toMatch(/\n {4}outcome:\n {6}status: 500\n/);
 
@@ -88,7 +95,7 @@ describe('toolgate receipts verify', () => {
       gateway: 'tampered-edge',
       valid: false,
       checked: 2,
-      firstBreak: { seq: '3', id: 'tampered-edge-3', reason: 'hash_mismatch' },
+      firstBreak: { seq: '3', id: 'tampered-edge-3', reason: 'hash_mismatch', field: 'body' },
       receipt: { id: 'tampered-edge-3', outcome: { status: 500 } },
     });
   });
@@ -98,6 +105,54 @@ describe('toolgate receipts verify', () => {
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('gateway/intact-edge: chain intact, 5 receipts verified\n');
     expect(run.stdout).toContain('gateway/tampered-edge: chain BROKEN at seq 3');
+  });
+
+  it('shows an edited tool set as the finding at the first receipt using it, and exits 1', async () => {
+    // A tool set of its own: tool sets are shared by content, across gateways.
+    await gatewayWithReceipts('tool-set-edge', 3, ['read_file', 'tool_set_edge_only']);
+    const [{ hash } = { hash: '' }] = await prisma.$queryRawUnsafe<Array<{ hash: string }>>(
+      `SELECT tool_set_hash AS hash FROM receipts WHERE id = 'tool-set-edge-1'`,
+    );
+    await prisma.$executeRawUnsafe(
+      `UPDATE tool_sets SET body = jsonb_set(body, '{tools,0,visible_to_provider}', 'false') WHERE hash = $1`,
+      hash,
+    );
+    const run = await toolgate('receipts', 'verify', '--gateway', 'tool-set-edge');
+    expect(run.code).toBe(1);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toBe(
+      `gateway/tool-set-edge: chain BROKEN at seq 1, receipt tool-set-edge-1: tool_set_mismatch (${hash})`,
+    );
+    expect(lines[1]).toContain('the tool set it references was edited');
+    expect(lines[3]).toBe(`  expected: ${hash}`);
+    expect(lines[5]).toBe('  0 receipts before it verified');
+  });
+
+  it('finds the newest receipts deleted against an anchor from an earlier run', async () => {
+    await gatewayWithReceipts('short-edge', 4);
+    const first = await toolgate('receipts', 'verify', '-g', 'short-edge');
+    const anchor = /head: (\S+)/.exec(first.stdout)?.[1] as string;
+    expect(anchor).toMatch(/^4:sha256:/);
+    expect((await toolgate('receipts', 'verify', '-g', 'short-edge', '--anchor', anchor)).code).toBe(0);
+    for (const table of ['receipts', 'receipt_links']) {
+      await prisma.$executeRawUnsafe(`DELETE FROM ${table} WHERE id = 'short-edge-4'`);
+    }
+    expect((await toolgate('receipts', 'verify', '-g', 'short-edge')).code).toBe(0);
+    const run = await toolgate('receipts', 'verify', '-g', 'short-edge', '--anchor', anchor);
+    expect(run.code).toBe(1);
+    expect(run.stdout.split('\n')[0]).toBe(
+      'gateway/short-edge: chain BROKEN at seq 4, no receipt stored: truncated',
+    );
+    expect(run.stdout).toContain('the chain ends before the anchor');
+  });
+
+  it('refuses a malformed anchor, or one for several gateways, as wrong usage', async () => {
+    const malformed = await toolgate('receipts', 'verify', '-g', 'intact-edge', '--anchor', '4:abc');
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).toContain('--anchor: must be SEQ:sha256:');
+    const several = await toolgate('receipts', 'verify', '--anchor', `4:sha256:${'a'.repeat(64)}`);
+    expect(several.code).toBe(2);
+    expect(several.stderr).toContain('--anchor needs exactly one --gateway');
   });
 
   it('needs a token', async () => {
