@@ -350,9 +350,24 @@ function ChainSection({ receipt: r, seq }: { receipt: Receipt; seq: string }) {
             <Pill tone="good">intact · {chain.data.checked} receipts checked</Pill>
           ) : (
             <span role="alert">
-              <Pill tone="bad">broken</Pill> at seq {broken?.seq} (
-              <Link to={`/receipts/${encodeURIComponent(broken?.id ?? '')}`}>{broken?.id}</Link>):{' '}
-              {broken?.reason}
+              <Pill tone="bad">altered</Pill> first at seq {broken?.seq}
+              {broken?.id ? (
+                <>
+                  {' '}
+                  (<Link to={`/receipts/${encodeURIComponent(broken.id)}`}>{broken.id}</Link>)
+                </>
+              ) : (
+                ' (no receipt stored there)'
+              )}
+              : <code>{broken?.reason}</code>
+              {broken?.field ? (
+                <>
+                  {' '}
+                  of <code>{broken.field}</code>
+                </>
+              ) : null}{' '}
+              — {broken?.message}
+              {broken?.seq === seq ? ' This is that receipt: what it shows is not what was chained.' : ''}
             </span>
           )}
         </dd>
