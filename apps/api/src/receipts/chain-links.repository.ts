@@ -89,7 +89,10 @@ export class ChainLinksRepository {
   }
 
   /** The link of a gateway's chain with this hash, if any (read once, when a link breaks). */
-  async linkWithHash(gateway: string, hash: string): Promise<{ seq: bigint; id: string } | undefined> {
+  async linkWithHash(
+    gateway: string,
+    hash: string,
+  ): Promise<{ seq: bigint; id: string } | undefined> {
     const [row] = await this.prisma.client.$queryRaw<Array<{ seq: bigint; id: string }>>`
       SELECT seq, id FROM receipt_links WHERE gateway = ${gateway} AND hash = ${hash}
       ORDER BY seq LIMIT 1`;

@@ -56,7 +56,12 @@ async function chainWithHiddenTool(name: string, count = 6): Promise<Receipt[]> 
     i < 2
       ? {}
       : {
-          tools: ['search_code', 'read_file', 'create_pull_request', `${name.replaceAll('-', '_')}`],
+          tools: [
+            'search_code',
+            'read_file',
+            'create_pull_request',
+            `${name.replaceAll('-', '_')}`,
+          ],
           calls: ['create_pull_request'],
           identity: { human: 'bob', session: `session-${i}` },
         },
@@ -77,7 +82,9 @@ describe('tool set tampering', () => {
       [hash, String(index)],
     );
     // The hole: the receipt as served now shows the hidden tool as visible.
-    const served = await call(api.operator, 'receipts.get', { params: { id: 't-tool-set-edit-4' } });
+    const served = await call(api.operator, 'receipts.get', {
+      params: { id: 't-tool-set-edit-4' },
+    });
     expect(served.receipt.tools[index as number]?.visible_to_provider).toBe(true);
     await expectCaught('tool set edit', 't-tool-set-edit', {
       seq: '3',
@@ -117,7 +124,12 @@ const COLUMN_EDITS: Array<{ column: string; set: string; reason?: string; field?
   { column: 'status', set: 'status = 500' },
   { column: 'prev_hash', set: 'prev_hash = NULL' },
   { column: 'tool_set_hash', set: `tool_set_hash = 'sha256:${'0'.repeat(64)}'` },
-  { column: 'hash', set: `hash = 'sha256:${'0'.repeat(64)}'`, reason: 'hash_mismatch', field: 'receipts.hash' },
+  {
+    column: 'hash',
+    set: `hash = 'sha256:${'0'.repeat(64)}'`,
+    reason: 'hash_mismatch',
+    field: 'receipts.hash',
+  },
   { column: 'seq', set: 'seq = seq + 100', reason: 'link_mismatch', field: 'seq' },
   // The partition key: the row no longer joins its link.
   {
@@ -147,9 +159,10 @@ describe('list column tampering', () => {
       });
     } finally {
       await db.query('DELETE FROM receipts WHERE id = $1', [`${name}-4`]);
-      await db.query('INSERT INTO receipts SELECT * FROM json_populate_record(NULL::receipts, $1)', [
-        JSON.stringify(saved.rows[0]),
-      ]);
+      await db.query(
+        'INSERT INTO receipts SELECT * FROM json_populate_record(NULL::receipts, $1)',
+        [JSON.stringify(saved.rows[0])],
+      );
     }
     expect((await verifyAs(api, name)).valid).toBe(true);
   });
@@ -159,9 +172,10 @@ describe('list column tampering', () => {
       `UPDATE receipt_links SET received_at = received_at + interval '1 hour' WHERE id = $1;`,
       [`${name}-2`],
     );
-    await db.query(`UPDATE receipts SET received_at = received_at + interval '1 hour' WHERE id = $1`, [
-      `${name}-2`,
-    ]);
+    await db.query(
+      `UPDATE receipts SET received_at = received_at + interval '1 hour' WHERE id = $1`,
+      [`${name}-2`],
+    );
     await expectCaught('list column edit', name, {
       seq: '2',
       id: `${name}-2`,
@@ -255,7 +269,11 @@ describe('deletion', () => {
   it('finds a deleted receipt at its own seq', async () => {
     await gatewayWithChain(api, 't-delete', 6);
     await db.query('DELETE FROM receipts WHERE id = $1', ['t-delete-4']);
-    await expectCaught('delete', 't-delete', { seq: '4', id: 't-delete-4', reason: 'body_missing' });
+    await expectCaught('delete', 't-delete', {
+      seq: '4',
+      id: 't-delete-4',
+      reason: 'body_missing',
+    });
   });
 
   it('finds a receipt deleted with its link at the missing seq', async () => {

@@ -100,7 +100,8 @@ export class ChainVerifyService {
       };
     }
     const row = link.receipt;
-    if (row === null) return here(missingReceiptFinding(link, await this.links.receivedAtOf(link.id)));
+    if (row === null)
+      return here(missingReceiptFinding(link, await this.links.receivedAtOf(link.id)));
     const hashes = checkHashes(link, row);
     if (!hashes.ok) return here(hashes.finding);
     const body = hashes.verified.body;
@@ -131,7 +132,8 @@ export class ChainVerifyService {
     prevHash: string | null,
   ): Promise<{ checked: number; firstBreak: ChainFinding }> {
     const expected = previous?.hash ?? null;
-    const linkedTo = prevHash === null ? undefined : await this.links.linkWithHash(gateway, prevHash);
+    const linkedTo =
+      prevHash === null ? undefined : await this.links.linkWithHash(gateway, prevHash);
     if (previous === undefined || linkedTo !== undefined || prevHash === null) {
       const where =
         linkedTo !== undefined

@@ -1,12 +1,10 @@
-import type { ApiClient } from '@toolgate/contract';
-import { compactReceipt, ingestBatchOf, type Receipt, receiptHash } from '@toolgate/core';
+import { compactReceipt, type Receipt, receiptHash } from '@toolgate/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { injectFault } from '../../../../scripts/reliability/figures.ts';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
 import { gatewayWithChain as chainFor, verifyAs } from './chain-testing.ts';
-import { chainOf, fixtureReceiptBody } from './receipt-fixtures.ts';
-import { call, registerGateway } from './receipts-testing.ts';
+import { chainOf } from './receipt-fixtures.ts';
 
 let api: TestApi;
 let db: pg.Client;
@@ -138,7 +136,10 @@ describe('chain verification', () => {
       'forged',
       'v-head-rewritten-4',
     ]);
-    await db.query('UPDATE receipt_links SET hash = $1 WHERE id = $2', [hash, 'v-head-rewritten-4']);
+    await db.query('UPDATE receipt_links SET hash = $1 WHERE id = $2', [
+      hash,
+      'v-head-rewritten-4',
+    ]);
     expect(await verify('v-head-rewritten')).toMatchObject({ valid: true, checked: 4 });
     const anchored = await verifyAs(api, 'v-head-rewritten', {
       seq: '4',
@@ -158,7 +159,7 @@ describe('chain verification', () => {
     const path = '/apis/toolgate.dev/v1/gateways/v-intact/receipts/verify';
     for (const [query, field] of [
       ['anchorSeq=3', 'anchorHash'],
-      ['anchorSeq=0&anchorHash=sha256:' + 'a'.repeat(64), 'anchorSeq'],
+      [`anchorSeq=0&anchorHash=sha256:${'a'.repeat(64)}`, 'anchorSeq'],
       ['anchorSeq=3&anchorHash=md5:abc', 'anchorHash'],
     ] as const) {
       const response = await api.fetch(`${path}?${query}`, { token: api.operatorToken });

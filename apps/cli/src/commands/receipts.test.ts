@@ -133,7 +133,9 @@ describe('toolgate receipts verify', () => {
     const first = await toolgate('receipts', 'verify', '-g', 'short-edge');
     const anchor = /head: (\S+)/.exec(first.stdout)?.[1] as string;
     expect(anchor).toMatch(/^4:sha256:/);
-    expect((await toolgate('receipts', 'verify', '-g', 'short-edge', '--anchor', anchor)).code).toBe(0);
+    expect(
+      (await toolgate('receipts', 'verify', '-g', 'short-edge', '--anchor', anchor)).code,
+    ).toBe(0);
     for (const table of ['receipts', 'receipt_links']) {
       await prisma.$executeRawUnsafe(`DELETE FROM ${table} WHERE id = 'short-edge-4'`);
     }
@@ -147,7 +149,14 @@ describe('toolgate receipts verify', () => {
   });
 
   it('refuses a malformed anchor, or one for several gateways, as wrong usage', async () => {
-    const malformed = await toolgate('receipts', 'verify', '-g', 'intact-edge', '--anchor', '4:abc');
+    const malformed = await toolgate(
+      'receipts',
+      'verify',
+      '-g',
+      'intact-edge',
+      '--anchor',
+      '4:abc',
+    );
     expect(malformed.code).toBe(2);
     expect(malformed.stderr).toContain('--anchor: must be SEQ:sha256:');
     const several = await toolgate('receipts', 'verify', '--anchor', `4:sha256:${'a'.repeat(64)}`);

@@ -79,7 +79,11 @@ export function registerReceipts(program: Command, ctx: CliContext): void {
   ).action(async (options: VerifyOptions) => {
     const anchor = options.anchor === undefined ? undefined : parseAnchor(options.anchor);
     if (anchor && options.gateway?.length !== 1) {
-      throw new CliError('--anchor needs exactly one --gateway: an anchor belongs to one chain', [], 2);
+      throw new CliError(
+        '--anchor needs exactly one --gateway: an anchor belongs to one chain',
+        [],
+        2,
+      );
     }
     const { client } = await connect(ctx, options);
     const gateways =
@@ -103,7 +107,11 @@ export function registerReceipts(program: Command, ctx: CliContext): void {
 function parseAnchor(value: string): { anchorSeq: string; anchorHash: string } {
   const match = /^([1-9][0-9]*):(sha256:[0-9a-f]{64})$/.exec(value);
   if (!match) {
-    throw new CliError('--anchor: must be SEQ:sha256:<64 hex digits>, as printed after head:', [], 2);
+    throw new CliError(
+      '--anchor: must be SEQ:sha256:<64 hex digits>, as printed after head:',
+      [],
+      2,
+    );
   }
   return { anchorSeq: match[1] as string, anchorHash: match[2] as string };
 }

@@ -126,7 +126,10 @@ const Sha256 = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" + 64
 /** An anchor recorded earlier (a previous verify's `head`): seq and hash, both or neither. */
 export const ChainVerifyQuery = z
   .object({
-    anchorSeq: z.string().regex(/^[1-9][0-9]{0,18}$/, 'must be a positive integer').optional(),
+    anchorSeq: z
+      .string()
+      .regex(/^[1-9][0-9]{0,18}$/, 'must be a positive integer')
+      .optional(),
     anchorHash: Sha256.optional(),
   })
   .strict()

@@ -154,7 +154,8 @@ export function storedReceiptHash(body: unknown): Sha256Hash | null {
 /** A tool set read back from a store, checked against the content address it is filed under. */
 export type StoredToolSetCheck =
   | { ok: true; toolSet: ToolSet }
-  | { ok: false; /** What the stored content hashes to; null when it cannot be hashed. */ actual: Sha256Hash | null };
+  /** `actual`: what the stored content hashes to; null when it cannot be hashed. */
+  | { ok: false; actual: Sha256Hash | null };
 
 /**
  * Content addressing makes the hash the check: a stored tool set is the one a receipt references

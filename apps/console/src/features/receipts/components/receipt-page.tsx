@@ -367,7 +367,9 @@ function ChainSection({ receipt: r, seq }: { receipt: Receipt; seq: string }) {
                 </>
               ) : null}{' '}
               — {broken?.message}
-              {broken?.seq === seq ? ' This is that receipt: what it shows is not what was chained.' : ''}
+              {broken?.seq === seq
+                ? ' This is that receipt: what it shows is not what was chained.'
+                : ''}
             </span>
           )}
         </dd>
