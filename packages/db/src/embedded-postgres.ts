@@ -207,7 +207,9 @@ async function reachableSetup(
   });
   return {
     dataDir,
-    Server: relocated ? embeddedPostgresFrom(EmbeddedPostgres, nativeDir, account) : EmbeddedPostgres,
+    Server: relocated
+      ? embeddedPostgresFrom(EmbeddedPostgres, nativeDir, account)
+      : EmbeddedPostgres,
   };
 }
 

@@ -1,4 +1,14 @@
-import { cp, lstat, mkdir, mkdtemp, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  cp,
+  lstat,
+  mkdir,
+  mkdtemp,
+  readFile,
+  readlink,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -112,7 +122,9 @@ describe.skipIf(!asRoot)(
       const executable = await postmasterExecutable(await readlink(dataDir));
       expect(executable.startsWith(relocated)).toBe(true);
       expect(lines).toContainEqual(
-        expect.stringMatching(/cannot enter .*\(mode 0700, owner uid 0\): running the binaries from/),
+        expect.stringMatching(
+          /cannot enter .*\(mode 0700, owner uid 0\): running the binaries from/,
+        ),
       );
       await server.stop();
     });

