@@ -1,4 +1,5 @@
 import {
+  chmod,
   cp,
   lstat,
   mkdir,
@@ -137,6 +138,18 @@ describe.skipIf(!asRoot)(
         /^Cannot run the embedded PostgreSQL: as root it runs as the "postgres" user, who cannot enter .* \(mode 0700, owner uid 0\) on the way to .*\. Set DATABASE_URL/,
       );
       // Nothing half-done: no link, no cluster.
+      await expect(lstat(dataDir)).rejects.toThrow('ENOENT');
+    });
+
+    it('refuses a relocation dir that users other than root may write to', async () => {
+      const dataDir = join(await privateDir(), 'tg', '.data', 'postgres');
+      const shared = await postgresScratchDir('toolgate-shared-');
+      cleanups.push(() => rm(shared, { recursive: true, force: true }));
+      await chmod(shared, 0o777);
+
+      await expect(
+        startEmbeddedPostgres({ dataDir, relocationDir: join(shared, 'toolgate') }),
+      ).rejects.toThrow(/\(mode 0777, owner uid 0\) may be written by users other than root/);
       await expect(lstat(dataDir)).rejects.toThrow('ENOENT');
     });
 

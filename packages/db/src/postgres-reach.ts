@@ -150,6 +150,7 @@ export async function reachableNativeDir(options: {
       );
     }
   }
+  await assertOnlyRootWrites(copyDir);
   const copyBlocker = await firstUnreachable(account, join(copyDir, 'bin', 'initdb'));
   if (copyBlocker) {
     throw cannotRun(
@@ -217,6 +218,7 @@ export async function reachableDataDir(options: {
         `created (${error.message})`,
     );
   });
+  await assertOnlyRootWrites(clustersDir);
   const clustersBlocker = await firstUnreachable(account, clustersDir);
   if (clustersBlocker) {
     throw cannotRun(
@@ -257,6 +259,24 @@ async function describeDir(path: string): Promise<string> {
   const found = await stat(path).catch(() => undefined);
   if (!found) return `${path} (missing)`;
   return `${path} (mode 0${(found.mode & 0o777).toString(8)}, owner uid ${found.uid})`;
+}
+
+/**
+ * Root runs what it finds there (as `postgres`) and deletes orphaned clusters there: refuses a
+ * directory, or a parent of it, that anyone but root could have written to.
+ */
+async function assertOnlyRootWrites(path: string): Promise<void> {
+  for (let dir = path; ; dir = dirname(dir)) {
+    const found = await stat(dir);
+    // A sticky directory (/tmp) lets others add entries but not replace ours.
+    const othersWrite = found.mode & 0o022 && !(found.mode & 0o1000);
+    if (found.uid !== 0 || othersWrite) {
+      throw new Error(
+        `refusing ${path}: ${await describeDir(dir)} may be written by users other than root`,
+      );
+    }
+    if (dir === parse(dir).root) return;
+  }
 }
 
 /** `mkdir -p`, with every directory it creates 0755 whatever the umask. */
