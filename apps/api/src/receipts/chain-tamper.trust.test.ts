@@ -81,11 +81,10 @@ describe('tool set tampering', () => {
        WHERE hash = $1`,
       [hash, String(index)],
     );
-    // The hole: the receipt as served now shows the hidden tool as visible.
-    const served = await call(api.operator, 'receipts.get', {
-      params: { id: 't-tool-set-edit-4' },
-    });
-    expect(served.receipt.tools[index as number]?.visible_to_provider).toBe(true);
+    // The hole was: the receipt as served showed the hidden tool as visible. Now it is refused.
+    await expect(
+      call(api.operator, 'receipts.get', { params: { id: 't-tool-set-edit-4' } }),
+    ).rejects.toMatchObject({ httpStatus: 409, message: expect.stringContaining(hash) });
     await expectCaught('tool set edit', 't-tool-set-edit', {
       seq: '3',
       id: 't-tool-set-edit-3',
@@ -98,6 +97,9 @@ describe('tool set tampering', () => {
     const chain = await chainWithHiddenTool('t-tool-set-delete');
     const hash = toolSetHashOf(chain[2] as Receipt);
     await db.query('DELETE FROM tool_sets WHERE hash = $1', [hash]);
+    await expect(
+      call(api.operator, 'receipts.get', { params: { id: 't-tool-set-delete-3' } }),
+    ).rejects.toMatchObject({ httpStatus: 409, message: expect.stringContaining('missing') });
     await expectCaught('tool set delete', 't-tool-set-delete', {
       seq: '3',
       id: 't-tool-set-delete-3',

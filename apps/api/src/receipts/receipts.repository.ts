@@ -1,6 +1,13 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
-import { expandReceipt, type Receipt, type StoredReceipt, type ToolSet } from '@toolgate/core';
+import {
+  ConflictError,
+  expandReceipt,
+  type Receipt,
+  type StoredReceipt,
+  type ToolSet,
+  toolSetHash,
+} from '@toolgate/core';
 import pg from 'pg';
 import { PrismaService } from '../database/prisma.service.ts';
 import type { ReceiptColumns } from './receipt-columns.ts';
@@ -47,11 +54,26 @@ export class ReceiptsRepository {
       LEFT JOIN tool_sets t ON t.hash = r.body ->> 'tool_set_hash'
       WHERE l.id = ${id}`;
     if (row === undefined) return undefined;
-    const receipt =
+    const referenced = (row.body as Partial<StoredReceipt>).tool_set_hash;
+    if (referenced === undefined) return { seq: row.seq.toString(), receipt: row.body as Receipt };
+    // Content addressing makes the hash the check: a tool set that is gone, or whose body no
+    // longer hashes to its address, is never served as this receipt's tools.
+    const problem =
       row.toolSet === null
-        ? (row.body as Receipt)
-        : expandReceipt(row.body as StoredReceipt, row.toolSet);
-    return { seq: row.seq.toString(), receipt };
+        ? 'is missing from the database'
+        : toolSetHash(row.toolSet) !== referenced
+          ? 'no longer matches its hash (altered in the database)'
+          : undefined;
+    if (problem !== undefined)
+      throw new ConflictError(
+        'Receipt',
+        id,
+        `its tool set ${referenced} ${problem}; run \`toolgate receipts verify\``,
+      );
+    return {
+      seq: row.seq.toString(),
+      receipt: expandReceipt(row.body as StoredReceipt, row.toolSet as ToolSet),
+    };
   }
 
   /** Stored tool sets by hash (the ones found). */
