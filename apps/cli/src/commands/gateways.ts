@@ -1,9 +1,8 @@
-import type { ReceiptQuarantineStatus } from '@toolgate/core';
+import type { Gateway, ReceiptQuarantineStatus } from '@toolgate/core';
 import type { Command } from 'commander';
 import { connect, withConnectionOptions } from '../api.ts';
 import type { CliContext } from '../context.ts';
 import { type OutputFormat, outputOption, printAs, renderTable } from '../output.ts';
-import { resourceApi } from '../resources.ts';
 
 interface QuarantineOptions {
   output: OutputFormat;
@@ -41,7 +40,7 @@ export function registerGateways(program: Command, ctx: CliContext): void {
       .addHelpText('after', ['', 'Examples:', '  toolgate gateways quarantine edge-1'].join('\n')),
   ).action(async (name: string, options: QuarantineOptions) => {
     const { client } = await connect(ctx, options);
-    const gateway = await resourceApi(client, 'Gateway').get(name);
+    const gateway = (await client.call('gateways.get', { params: { name } })) as Gateway;
     const quarantine: ReceiptQuarantineStatus = gateway.status?.receiptQuarantine ?? {
       count: 0,
       recent: [],
