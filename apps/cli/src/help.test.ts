@@ -15,6 +15,11 @@ const COMMANDS: Array<{ path: string[]; mentions: string[] }> = [
   { path: ['rollback'], mentions: ['--to-generation', 'kubectl rollout undo', 'Exit codes'] },
   { path: ['receipts'], mentions: ['verify'] },
   { path: ['receipts', 'verify'], mentions: ['--gateway', 'prev_hash', 'Exit codes'] },
+  { path: ['gateways'], mentions: ['quarantine'] },
+  {
+    path: ['gateways', 'quarantine'],
+    mentions: ['<gateway>', 'rejected-receipts.ndjson', '--output', 'Exit codes'],
+  },
   { path: ['login'], mentions: ['--token-stdin', '0600', 'TOOLGATE_CONFIG', 'Exit codes'] },
   { path: ['whoami'], mentions: ['--api-url', 'Exit codes'] },
   { path: ['tokens'], mentions: ['issue', 'list', 'revoke'] },

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { registerApply } from './commands/apply.ts';
 import { registerDiff } from './commands/diff.ts';
 import { registerEval } from './commands/eval.ts';
+import { registerGateways } from './commands/gateways.ts';
 import { registerGet } from './commands/get.ts';
 import { registerHistory } from './commands/history.ts';
 import { registerLogin } from './commands/login.ts';
@@ -42,6 +43,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerHistory(program, ctx);
   registerRollback(program, ctx);
   registerReceipts(program, ctx);
+  registerGateways(program, ctx);
   registerLogin(program, ctx);
   registerTokens(program, ctx);
   registerEval(program, ctx);

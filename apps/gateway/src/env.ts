@@ -54,6 +54,15 @@ export const GatewayEnv = z.object({
   /** Receipts per ingest request; each is spliced from the spool as stored (no re-serializing). */
   SHIP_BATCH_SIZE: z.coerce.number().int().min(1).max(1000).default(100),
   SHIP_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
+  /**
+   * Largest receipt batch body sent to the API, in bytes: keep it at most the API's BODY_LIMIT
+   * (8 MiB by default). A receipt that cannot ship even alone within it is quarantined.
+   */
+  SHIP_MAX_BATCH_BYTES: z.coerce
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(8 * 1024 * 1024),
   SYNC_WAIT_SECONDS: z.coerce.number().int().min(0).max(60).default(30),
   BODY_LIMIT: z.coerce
     .number()

@@ -46,6 +46,19 @@ const client = createClient({
   fetch: apiFetch(),
   ...(env.API_TOKEN ? { token: env.API_TOKEN } : {}),
 });
+const shipper = new ReceiptShipper({
+  client,
+  gateway: env.GATEWAY_NAME,
+  spool,
+  metrics,
+  log,
+  batchSize: env.SHIP_BATCH_SIZE,
+  intervalMs: env.SHIP_INTERVAL_MS,
+  maxBatchBytes: env.SHIP_MAX_BATCH_BYTES,
+  dir: env.DATA_DIR,
+});
+// The quarantine's count and newest entries are in the first status report.
+await shipper.loadQuarantine();
 const sync = new BundleSync({
   client,
   gateway: env.GATEWAY_NAME,
@@ -66,26 +79,20 @@ const sync = new BundleSync({
       : `${bytes} of ${env.SPOOL_MAX_BYTES} bytes unshipped`;
     return { full, dropped, detail: `${cause}: ${effect}` };
   },
+  receiptQuarantine: () => shipper.quarantineSummary(),
 });
 // A full spool is reported at once (not at the next 30 s status report), and again when it
-// has room.
+// has room; so is a receipt moved to the quarantine.
 let spoolWasFull = false;
+let quarantined = shipper.quarantineSummary().count;
 setInterval(() => {
   const { full } = spool.stats();
-  if (full === spoolWasFull) return;
+  const { count } = shipper.quarantineSummary();
+  if (full === spoolWasFull && count === quarantined) return;
   spoolWasFull = full;
+  quarantined = count;
   void sync.reportStatus();
 }, 1000).unref();
-const shipper = new ReceiptShipper({
-  client,
-  gateway: env.GATEWAY_NAME,
-  spool,
-  metrics,
-  log,
-  batchSize: env.SHIP_BATCH_SIZE,
-  intervalMs: env.SHIP_INTERVAL_MS,
-  dir: env.DATA_DIR,
-});
 const app = createGateway({
   gateway: env.GATEWAY_NAME,
   bundles,

@@ -76,10 +76,15 @@ export function createMetrics() {
       help: 'Failed receipt batch shipments (retried with backoff)',
       registers: [registry],
     }),
-    receiptsRejected: new Counter({
-      name: 'toolgate_gateway_receipts_rejected_total',
-      help: 'Receipts the API rejected for good (moved to the quarantine file), by reason',
+    receiptsQuarantined: new Counter({
+      name: 'toolgate_gateway_receipts_quarantined_total',
+      help: 'Receipts the API refused for good, moved to the quarantine file since start, by reason',
       labelNames: ['reason'] as const,
+      registers: [registry],
+    }),
+    quarantinedReceipts: new Gauge({
+      name: 'toolgate_gateway_quarantined_receipts',
+      help: 'Receipts in the quarantine file (kept across restarts; see Gateway.status)',
       registers: [registry],
     }),
   };

@@ -53,6 +53,35 @@ export function missingReceiptFinding(
 }
 
 /**
+ * A stand-in link (a receipt the gateway quarantined, its body held there) has no content to
+ * hash: it must record the link's own hash and continue the chain from the link before it.
+ */
+export function standInMismatch(
+  link: ChainLinkRow,
+  previousHash: string | null,
+): Finding | undefined {
+  const standIn = link.standIn ?? {};
+  if (standIn.hash !== link.hash) {
+    return {
+      reason: 'stand_in_mismatch',
+      field: 'hash',
+      expected: link.hash,
+      actual: typeof standIn.hash === 'string' ? standIn.hash : null,
+      message: 'the stand-in for a quarantined receipt does not record its link’s hash',
+    };
+  }
+  const prevHash = typeof standIn.prev_hash === 'string' ? standIn.prev_hash : null;
+  if (prevHash === previousHash) return undefined;
+  return {
+    reason: 'stand_in_mismatch',
+    field: 'prev_hash',
+    expected: previousHash,
+    actual: prevHash,
+    message: 'the stand-in for a quarantined receipt does not link to the receipt before it',
+  };
+}
+
+/**
  * The body must hash to its own `hash`, and every other copy of that hash (the `hash` column,
  * the link's) must be the same: the next link and the next ingest build on them.
  */

@@ -35,7 +35,16 @@ export interface ChainLinkRow {
   id: string;
   /** The hash recorded in the link when the receipt was ingested. */
   hash: string;
+  /** Set when the link stands in for a receipt the gateway quarantined (no receipt row). */
+  standIn: StandInLink | null;
   receipt: StoredReceiptRow | null;
+}
+
+/** The parts of a stored stand-in (`receipt_links.stand_in`) verify reads; unvalidated. */
+export interface StandInLink {
+  hash?: unknown;
+  prev_hash?: unknown;
+  held?: { reason?: unknown };
 }
 
 type FlatRow = Omit<ChainLinkRow, 'receipt'> & { stored: boolean } & {
@@ -56,7 +65,7 @@ export class ChainLinksRepository {
    */
   async page(gateway: string, afterSeq: bigint, limit: number): Promise<ChainLinkRow[]> {
     const rows = await this.prisma.client.$queryRaw<FlatRow[]>`
-      SELECT l.seq, l.id, l.hash, r.id IS NOT NULL AS stored,
+      SELECT l.seq, l.id, l.hash, l.stand_in AS "standIn", r.id IS NOT NULL AS stored,
         r.gateway AS r_gateway, r.seq AS r_seq, r.surface AS r_surface, r.model AS r_model,
         r.stream AS r_stream, r.status AS r_status, r.outcome AS r_outcome,
         r.identity_human AS "r_identityHuman", r.identity_service AS "r_identityService",
@@ -68,7 +77,7 @@ export class ChainLinksRepository {
           THEN (r.body -> 'timestamps' ->> 'received_at')::timestamptz(3) = r.received_at
         END AS "r_receivedAtMatches"
       FROM (
-        SELECT id, seq, received_at, hash FROM receipt_links
+        SELECT id, seq, received_at, hash, stand_in FROM receipt_links
         WHERE gateway = ${gateway} AND seq > ${afterSeq}
         ORDER BY seq
         LIMIT ${limit}
@@ -109,7 +118,7 @@ export class ChainLinksRepository {
 }
 
 function toLink(row: FlatRow): ChainLinkRow {
-  const link = { seq: row.seq, id: row.id, hash: row.hash };
+  const link = { seq: row.seq, id: row.id, hash: row.hash, standIn: row.standIn };
   if (!row.stored) return { ...link, receipt: null };
   return {
     ...link,

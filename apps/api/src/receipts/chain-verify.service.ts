@@ -8,11 +8,14 @@ import {
   checkToolSet,
   type Finding,
   missingReceiptFinding,
+  standInMismatch,
 } from './chain-findings.ts';
 import { type ChainLinkRow, ChainLinksRepository } from './chain-links.repository.ts';
 
 /** Rows per read: bounded memory however long the chain is. */
 const PAGE = 1000;
+/** Held (stand-in) links listed in a verification; all are counted. */
+const HELD_LISTED = 100;
 /** Verified tool sets kept between pages; past this the cache starts over (memory stays flat). */
 const TOOL_SET_CACHE = 2000;
 
@@ -44,15 +47,22 @@ export class ChainVerifyService {
 
   async verify(gateway: string, anchor?: ChainAnchor): Promise<ChainVerification> {
     const toolSets = new Map<string, StoredToolSetCheck>();
+    const held = { count: 0, links: [] as Array<{ seq: string; id: string; reason: string }> };
+    const withHeld = (result: ChainVerification): ChainVerification =>
+      held.count > 0 ? { ...result, held } : result;
     let previous: Verified | undefined;
     for (;;) {
       const page = await this.links.page(gateway, previous?.seq ?? 0n, PAGE);
       await this.loadToolSets(page, toolSets);
       for (const link of page) {
         const broken = await this.checkLink(gateway, link, previous, toolSets);
-        if (broken) return { gateway, valid: false, ...broken };
+        if (broken === 'held') {
+          held.count++;
+          if (held.links.length < HELD_LISTED) held.links.push(heldLink(link));
+        } else if (broken) return withHeld({ gateway, valid: false, ...broken });
         if (anchor && link.seq === anchor.seq && link.hash !== anchor.hash) {
-          return { gateway, valid: false, checked: 0, firstBreak: anchorMismatch(link, anchor) };
+          const firstBreak = anchorMismatch(link, anchor);
+          return withHeld({ gateway, valid: false, checked: 0, firstBreak });
         }
         previous = { seq: link.seq, id: link.id, hash: link.hash };
       }
@@ -60,14 +70,14 @@ export class ChainVerifyService {
     }
     const length = previous?.seq ?? 0n;
     if (anchor && length < anchor.seq) {
-      return { gateway, valid: false, checked: 0, firstBreak: truncated(length, anchor) };
+      return withHeld({ gateway, valid: false, checked: 0, firstBreak: truncated(length, anchor) });
     }
-    return {
+    return withHeld({
       gateway,
       valid: true,
       checked: Number(length),
       ...(previous ? { head: { ...previous, seq: previous.seq.toString() } } : {}),
-    };
+    });
   }
 
   /**
@@ -80,7 +90,7 @@ export class ChainVerifyService {
     link: ChainLinkRow,
     previous: Verified | undefined,
     toolSets: ReadonlyMap<string, StoredToolSetCheck>,
-  ): Promise<{ checked: number; firstBreak: ChainFinding } | undefined> {
+  ): Promise<{ checked: number; firstBreak: ChainFinding } | 'held' | undefined> {
     const expectedSeq = (previous?.seq ?? 0n) + 1n;
     const here = (finding: Finding) => ({
       checked: Number(expectedSeq - 1n),
@@ -100,6 +110,10 @@ export class ChainVerifyService {
       };
     }
     const row = link.receipt;
+    if (row === null && link.standIn !== null) {
+      const mismatch = standInMismatch(link, previous?.hash ?? null);
+      return mismatch ? here(mismatch) : 'held';
+    }
     if (row === null)
       return here(missingReceiptFinding(link, await this.links.receivedAtOf(link.id)));
     const hashes = checkHashes(link, row);
@@ -183,6 +197,15 @@ export class ChainVerifyService {
       if (stored.has(hash)) checked.set(hash, checkStoredToolSet(hash, stored.get(hash)));
     }
   }
+}
+
+function heldLink(link: ChainLinkRow): { seq: string; id: string; reason: string } {
+  const reason = link.standIn?.held?.reason;
+  return {
+    seq: link.seq.toString(),
+    id: link.id,
+    reason: typeof reason === 'string' ? reason : 'unknown',
+  };
 }
 
 function anchorMismatch(link: ChainLinkRow, anchor: ChainAnchor): ChainFinding {

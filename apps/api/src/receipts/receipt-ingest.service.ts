@@ -1,5 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ReceiptIngestResult } from '@toolgate/contract';
+import {
+  RECEIPT_STAND_IN_SCHEMA,
+  type ReceiptIngestResult,
+  ReceiptStandIn,
+} from '@toolgate/contract';
 import {
   ConflictError,
   canonicalize,
@@ -17,19 +21,25 @@ import { receiptColumns } from './receipt-columns.ts';
 import {
   type ChainState,
   type NewReceiptRow,
+  type NewStandInRow,
   ReceiptIdTakenError,
   ReceiptsRepository,
 } from './receipts.repository.ts';
 
+/** A stand-in for a receipt the gateway quarantined: a link without a body. */
+type StandInItem = { ok: true; standIn: ReceiptStandIn };
+
 /** An item of a batch after the checks that need no database. */
 type CheckedItem =
   | { ok: false; result: ReceiptIngestResult }
-  | { ok: true; receipt: StoredReceipt | ReceiptV1; body: string };
+  | { ok: true; receipt: StoredReceipt | ReceiptV1; body: string }
+  | StandInItem;
 
 /** An item ready to link: its receipt in the served form (for the columns) and as stored. */
 type ResolvedItem =
   | { ok: false; result: ReceiptIngestResult }
-  | { ok: true; receipt: Receipt; hash: string; body: string; toolSetHash: string | null };
+  | { ok: true; receipt: Receipt; hash: string; body: string; toolSetHash: string | null }
+  | StandInItem;
 
 /** A tool set sent with the batch: valid (with its canonical JSON), or why not. */
 type SentToolSet = { ok: true; toolSet: ToolSet; json: string } | { ok: false; message: string };
@@ -44,6 +54,11 @@ type SentToolSet = { ok: true; toolSet: ToolSet; json: string } | { ok: false; m
  *   sent valid), `HashMismatch` (the hash is not the receipt's), `Conflict` (the id is stored
  *   with another hash), `ChainBroken` (`prev_hash` is not the chain's head; every later new item
  *   of the batch is rejected too, since the chain cannot continue past a missing link).
+ *
+ * An item may also be a {@link ReceiptStandIn}: the link of a receipt the API refused for good,
+ * whose body the gateway keeps in its quarantine file. It is checked against the chain like a
+ * receipt (id, `prev_hash`) and stored as a link only (`receipt_links.stand_in`), so the
+ * receipts after it continue the chain instead of all being `ChainBroken`.
  *
  * A `toolgate.receipt.v2` receipt references its tool set by `tool_set_hash`; the set is either
  * stored already or sent with the batch (`tool_sets`). Every valid set sent is stored in the
@@ -66,13 +81,18 @@ export class ReceiptIngestService {
     );
     const unknown = new Set<string>();
     for (const item of checked) {
-      if (item.ok && 'tool_set_hash' in item.receipt && !sent.has(item.receipt.tool_set_hash)) {
+      if (
+        item.ok &&
+        'receipt' in item &&
+        'tool_set_hash' in item.receipt &&
+        !sent.has(item.receipt.tool_set_hash)
+      ) {
         unknown.add(item.receipt.tool_set_hash);
       }
     }
     const stored = await this.receipts.toolSets([...unknown]);
     const resolved = checked.map((item) => resolveItem(item, sent, stored));
-    const ids = [...new Set(resolved.flatMap((item) => (item.ok ? [item.receipt.id] : [])))];
+    const ids = [...new Set(resolved.flatMap((item) => (item.ok ? [linkOf(item).id] : [])))];
     const newToolSets = new Map<string, string>();
     for (const [hash, toolSet] of sent) if (toolSet.ok) newToolSets.set(hash, toolSet.json);
     try {
@@ -94,7 +114,9 @@ function checkItem(gateway: string, item: unknown): CheckedItem {
     ok: false,
     result: { id, result: 'rejected', reason, message },
   });
-  const legacy = (item as { schema?: unknown } | null)?.schema === 'toolgate.receipt.v1';
+  const schema = (item as { schema?: unknown } | null)?.schema;
+  if (schema === RECEIPT_STAND_IN_SCHEMA) return checkStandIn(gateway, item);
+  const legacy = schema === 'toolgate.receipt.v1';
   if (!legacy && typeof item === 'object' && item !== null) {
     for (const inline of ['tools', 'wardwright_tool_mediation']) {
       if (inline in item) {
@@ -130,6 +152,36 @@ function checkItem(gateway: string, item: unknown): CheckedItem {
   return { ok: true, receipt, body };
 }
 
+function checkStandIn(gateway: string, item: unknown): CheckedItem {
+  const rejected = (message: string): CheckedItem => ({
+    ok: false,
+    result: { id: itemId(item), result: 'rejected', reason: 'Invalid', message },
+  });
+  const parsed = ReceiptStandIn.safeParse(item);
+  if (!parsed.success) return rejected(describeIssues(parsed.error));
+  if (parsed.data.gateway !== gateway) {
+    return rejected(`gateway: must be "${gateway}", the gateway posting it`);
+  }
+  // PostgreSQL's jsonb cannot hold U+0000 (the stand-in is stored as jsonb).
+  if (JSON.stringify(parsed.data).includes('\\u0000')) {
+    return rejected('(root): strings must not contain U+0000');
+  }
+  return { ok: true, standIn: parsed.data };
+}
+
+/** What every linkable item has: its id and its place in the chain. */
+function linkOf(item: StandInItem | Extract<ResolvedItem, { receipt: Receipt }>): {
+  id: string;
+  hash: string;
+  prevHash: string | null;
+} {
+  if ('standIn' in item) {
+    const { id, hash, prev_hash } = item.standIn;
+    return { id, hash, prevHash: prev_hash };
+  }
+  return { id: item.receipt.id, hash: item.hash, prevHash: item.receipt.prev_hash };
+}
+
 /** A tool set sent with the batch must be one and be filed under its own canonical hash. */
 function checkToolSet(hash: string, value: unknown): SentToolSet {
   const field = `tool_sets["${hash}"]`;
@@ -160,7 +212,7 @@ function resolveItem(
   sent: ReadonlyMap<string, SentToolSet>,
   stored: ReadonlyMap<string, ToolSet>,
 ): ResolvedItem {
-  if (!item.ok) return item;
+  if (!item.ok || 'standIn' in item) return item;
   const { receipt, body } = item;
   if (!('tool_set_hash' in receipt)) {
     return {
@@ -215,8 +267,9 @@ function linkBatch(
   gateway: string,
   checked: ReadonlyArray<ResolvedItem>,
   state: ChainState,
-): { rows: NewReceiptRow[]; result: ReceiptIngestResult[] } {
+): { rows: NewReceiptRow[]; standIns: NewStandInRow[]; result: ReceiptIngestResult[] } {
   const rows: NewReceiptRow[] = [];
+  const standIns: NewStandInRow[] = [];
   const results: ReceiptIngestResult[] = [];
   const known = new Map(state.stored);
   let head = state.head;
@@ -226,12 +279,11 @@ function linkBatch(
       results.push(item.result);
       continue;
     }
-    const { receipt } = item;
-    const id = receipt.id;
+    const { id, hash, prevHash } = linkOf(item);
     const storedHash = known.get(id);
     if (storedHash !== undefined) {
       results.push(
-        storedHash === receipt.hash
+        storedHash === hash
           ? { id, result: 'duplicate' }
           : {
               id,
@@ -252,12 +304,12 @@ function linkBatch(
       continue;
     }
     const expectedPrev = head?.hash ?? null;
-    if (receipt.prev_hash !== expectedPrev) {
+    if (prevHash !== expectedPrev) {
       brokenAt = id;
       const chainEnd = head
         ? `ends at seq ${head.seq} with ${head.hash}`
         : 'is empty (prev_hash must be null)';
-      const actual = receipt.prev_hash ?? 'null';
+      const actual = prevHash ?? 'null';
       results.push({
         id,
         result: 'rejected',
@@ -267,10 +319,16 @@ function linkBatch(
       continue;
     }
     const seq = (head?.seq ?? 0n) + 1n;
-    rows.push({ ...receiptColumns(receipt), seq, body: item.body, toolSetHash: item.toolSetHash });
+    if ('standIn' in item) {
+      const { standIn } = item;
+      standIns.push({ id, seq, receivedAt: standIn.received_at, hash, standIn });
+    } else {
+      const columns = receiptColumns(item.receipt);
+      rows.push({ ...columns, seq, body: item.body, toolSetHash: item.toolSetHash });
+    }
     results.push({ id, result: 'created' });
-    known.set(id, receipt.hash);
-    head = { seq, hash: receipt.hash };
+    known.set(id, hash);
+    head = { seq, hash };
   }
-  return { rows, result: results };
+  return { rows, standIns, result: results };
 }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
+import type { ReceiptStandIn } from '@toolgate/contract';
 import {
   ConflictError,
   expandReceipt,
@@ -34,6 +35,25 @@ export interface NewReceiptRow extends ReceiptColumns {
   body: string;
   /** The tool set a v2 receipt references; null for v1 (tool set inline). */
   toolSetHash: string | null;
+}
+
+/**
+ * The link of a receipt the gateway quarantined (docs/receipts.md): stored in `receipt_links`
+ * only, with the stand-in as sent in `stand_in`; its body stays in the gateway's quarantine file.
+ */
+export interface NewStandInRow {
+  id: string;
+  seq: bigint;
+  receivedAt: string;
+  hash: string;
+  standIn: ReceiptStandIn;
+}
+
+/** What an ingest's plan decides to write. */
+export interface ChainAppend<T> {
+  rows: NewReceiptRow[];
+  standIns?: NewStandInRow[];
+  result: T;
 }
 
 /** Stored receipts: the hash-chained ingest and single receipts (chain walks: ChainLinksRepository). */
@@ -96,7 +116,7 @@ export class ReceiptsRepository {
     gateway: string,
     ids: ReadonlyArray<string>,
     toolSets: ReadonlyMap<string, string>,
-    plan: (state: ChainState) => { rows: NewReceiptRow[]; result: T },
+    plan: (state: ChainState) => ChainAppend<T>,
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -116,7 +136,7 @@ export class ReceiptsRepository {
     gateway: string,
     ids: ReadonlyArray<string>,
     toolSets: ReadonlyMap<string, string>,
-    plan: (state: ChainState) => { rows: NewReceiptRow[]; result: T },
+    plan: (state: ChainState) => ChainAppend<T>,
   ): Promise<T> {
     // node-postgres directly, not `$transaction`: Prisma passes every parameter through its
     // WebAssembly query compiler, which cost more than PostgreSQL's own work on a batch's
@@ -156,7 +176,7 @@ async function appendInTransaction<T>(
   gateway: string,
   ids: ReadonlyArray<string>,
   toolSets: ReadonlyMap<string, string>,
-  plan: (state: ChainState) => { rows: NewReceiptRow[]; result: T },
+  plan: (state: ChainState) => ChainAppend<T>,
 ): Promise<T> {
   await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`receipts:${gateway}`]);
   const heads = await client.query<{ seq: string; hash: string }>(
@@ -173,7 +193,11 @@ async function appendInTransaction<T>(
           )
         ).rows;
   const head = heads.rows[0];
-  const { rows, result } = plan({
+  const {
+    rows,
+    standIns = [],
+    result,
+  } = plan({
     head: head && { seq: BigInt(head.seq), hash: head.hash },
     stored: new Map(stored.map((row) => [row.id, row.hash])),
   });
@@ -193,10 +217,29 @@ async function appendInTransaction<T>(
       [arrayLiteral([...toolSets.keys()]), [...toolSets.values()].join(RECORD_SEPARATOR)],
     );
   }
-  if (rows.length === 0) return result;
-  const insert = insertStatement(gateway, rows);
   try {
-    await client.query(insert.text, insert.values);
+    if (rows.length > 0) {
+      const insert = insertStatement(gateway, rows);
+      await client.query(insert.text, insert.values);
+    }
+    if (standIns.length > 0) {
+      // Links only: the receipt's body is on the gateway, so there is no `receipts` row.
+      await client.query(
+        `INSERT INTO receipt_links (id, gateway, seq, received_at, hash, stand_in)
+         SELECT u.id, $1, u.seq, u.received_at, u.hash, u.stand_in::jsonb
+         FROM ROWS FROM (unnest($2::text[]), unnest($3::bigint[]), unnest($4::timestamptz[]),
+           unnest($5::text[]), string_to_table($6::text, E'\\x1e'))
+           AS u(id, seq, received_at, hash, stand_in)`,
+        [
+          gateway,
+          arrayLiteral(standIns.map((row) => row.id)),
+          arrayLiteral(standIns.map((row) => row.seq.toString())),
+          arrayLiteral(standIns.map((row) => row.receivedAt)),
+          arrayLiteral(standIns.map((row) => row.hash)),
+          standIns.map((row) => JSON.stringify(row.standIn)).join(RECORD_SEPARATOR),
+        ],
+      );
+    }
   } catch (error) {
     // Ids were checked under the lock, so only another gateway's concurrent batch with
     // one of the same ids gets here (its lock is not ours). No `ON CONFLICT`: the

@@ -34,6 +34,8 @@ const REASONS: Record<ChainFindingReason, string> = {
     'the next receipt links to another hash (this receipt was rewritten, its hashes recomputed)',
   anchor_mismatch: 'the chain is not the one anchored (rewritten up to the anchor)',
   truncated: 'the chain ends before the anchor (the newest receipts were deleted)',
+  stand_in_mismatch:
+    'the stand-in for a quarantined receipt does not continue the chain (the link was edited)',
 };
 
 export function registerReceipts(program: Command, ctx: CliContext): void {
@@ -137,7 +139,7 @@ function describe(result: VerifyResult): string {
   const count = `${result.checked} receipt${result.checked === 1 ? '' : 's'}`;
   if (result.valid) {
     const head = result.head ? `\n  head: ${result.head.seq}:${result.head.hash}` : '';
-    return `${ref}: chain intact, ${count} verified${head}\n`;
+    return `${ref}: chain intact, ${count} verified${head}${describeHeld(result)}\n`;
   }
   const at = result.firstBreak;
   if (!at) return `${ref}: chain BROKEN\n`;
@@ -155,5 +157,17 @@ function describe(result: VerifyResult): string {
     const yaml = stringify(result.receipt, { lineWidth: 0 }).replace(/\n$/, '');
     lines.push(...yaml.split('\n').map((line) => `    ${line}`));
   }
-  return `${lines.join('\n')}\n`;
+  return `${lines.join('\n')}${describeHeld(result)}\n`;
+}
+
+/** Stand-ins for receipts the gateway quarantined: linked, but their bodies are not here. */
+function describeHeld(result: VerifyResult): string {
+  if (!result.held) return '';
+  const { count, links } = result.held;
+  const listed = links.map((link) => `\n    seq ${link.seq} ${link.id} (${link.reason})`).join('');
+  const more = count > links.length ? `\n    … and ${count - links.length} more` : '';
+  return (
+    `\n  ${count} receipt${count === 1 ? ' is' : 's are'} held on the gateway (quarantined; ` +
+    `linked, not verifiable here: see \`toolgate gateways quarantine ${result.gateway}\`):${listed}${more}`
+  );
 }

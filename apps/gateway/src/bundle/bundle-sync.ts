@@ -1,5 +1,5 @@
 import type { ApiClient } from '@toolgate/contract';
-import type { GatewayStatus } from '@toolgate/core';
+import type { GatewayStatus, ReceiptQuarantineStatus } from '@toolgate/core';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../metrics.ts';
 import { Backoff, type BackoffOptions, pause } from '../shipping/backoff.ts';
@@ -24,6 +24,8 @@ export interface BundleSyncOptions {
   spoolDepth?: () => number | undefined;
   /** The spool's `SpoolFull` state and drop count, reported in `Gateway.status`. */
   spoolState?: () => SpoolState;
+  /** The receipt quarantine's count and newest entries, reported in `Gateway.status`. */
+  receiptQuarantine?: () => ReceiptQuarantineStatus;
   backoff?: Partial<BackoffOptions>;
   onApplied?: (active: ActiveBundle) => void;
   onRejected?: (error: BundleRejectedError) => void;
@@ -64,6 +66,7 @@ export class BundleSync {
       appliedEtag: () => options.store.current()?.etag,
       ...(options.spoolDepth ? { spoolDepth: options.spoolDepth } : {}),
       ...(options.spoolState ? { spoolState: options.spoolState } : {}),
+      ...(options.receiptQuarantine ? { receiptQuarantine: options.receiptQuarantine } : {}),
       ...(options.version !== undefined ? { version: options.version } : {}),
       now: this.now,
       signal: this.stopping.signal,

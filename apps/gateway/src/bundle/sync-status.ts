@@ -2,6 +2,7 @@ import type { ApiClient } from '@toolgate/contract';
 import {
   type Condition,
   type GatewayStatus,
+  type ReceiptQuarantineStatus,
   SPOOL_FULL_CONDITION,
   SYNCED_CONDITION,
 } from '@toolgate/core';
@@ -23,6 +24,8 @@ export interface SyncStatusOptions {
   spoolDepth?: () => number | undefined;
   /** Whether the receipt spool is full (and why), and how many receipts it dropped. */
   spoolState?: () => SpoolState;
+  /** What the receipt quarantine holds (count, newest entries). */
+  receiptQuarantine?: () => ReceiptQuarantineStatus;
   version?: string;
   now: () => Date;
   /** Aborts a status write in flight when the gateway stops. */
@@ -95,6 +98,7 @@ export class SyncStatus {
     const depth = this.options.spoolDepth?.();
     const spool = this.options.spoolState?.();
     const spoolCondition = spool ? this.spoolFull(spool) : undefined;
+    const quarantine = this.options.receiptQuarantine?.();
     const conditions = [this.condition, spoolCondition].filter((c) => c !== undefined);
     return {
       ...(etag !== undefined ? { appliedBundleETag: etag } : {}),
@@ -102,6 +106,7 @@ export class SyncStatus {
       ...(this.lastSyncTime ? { lastSyncTime: this.lastSyncTime.toISOString() } : {}),
       ...(depth !== undefined ? { spoolDepth: depth } : {}),
       ...(spool ? { spoolDropped: spool.dropped } : {}),
+      ...(quarantine ? { receiptQuarantine: quarantine } : {}),
       ...(this.options.version !== undefined ? { version: this.options.version } : {}),
     };
   }

@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ApiClient, createClient } from '@toolgate/contract';
@@ -11,8 +11,8 @@ import { startTestApi, type TestApi } from '../../../api/src/testing/test-api.ts
 import { createMetrics, type GatewayMetrics } from '../metrics.ts';
 import type { SpooledReceipt } from '../receipts/spooled-receipt.ts';
 import { Spool } from '../spool/spool.ts';
-import type { QuarantinedReceipt } from './quarantine.ts';
 import { ReceiptShipper, type ReceiptShipperOptions } from './receipt-shipper.ts';
+import { chainLinks, chainProblems, quarantineEntries } from './testing/chain-links.ts';
 import { type OutageProxy, startOutageProxy } from './testing/outage-proxy.ts';
 import { appendReceipts, spooledReceipt } from './testing/spooled-fixtures.ts';
 
@@ -41,12 +41,19 @@ interface Harness {
   metrics: GatewayMetrics;
   /** This gateway's token, talking to the API directly (not through the outage proxy). */
   direct: ApiClient;
+  /** What the shipper was made with: another shipper of the same gateway. */
+  options: ReceiptShipperOptions;
 }
 
 /** A registered Gateway, its spool in a temp dir, and a shipper reaching the API via the proxy. */
-async function gateway(name: string, options: Partial<ReceiptShipperOptions> = {}) {
-  const { token, client: direct } = await api.identity(`${name}-id`, ['gateway']);
-  await api.operator.call('gateways.create', {
+async function gateway(
+  name: string,
+  options: Partial<ReceiptShipperOptions> = {},
+  /** Another API, reached directly. */
+  on: TestApi = api,
+) {
+  const { token, client: direct } = await on.identity(`${name}-id`, ['gateway']);
+  await on.operator.call('gateways.create', {
     body: {
       apiVersion: 'toolgate.dev/v1',
       kind: 'Gateway',
@@ -57,10 +64,10 @@ async function gateway(name: string, options: Partial<ReceiptShipperOptions> = {
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-shipper-'));
   const spool = await Spool.open<SpooledReceipt>({ dir: join(dir, 'spool'), maxBytes: 1 << 26 });
   const metrics = createMetrics();
-  const shipper = new ReceiptShipper({
+  const shipperOptions: ReceiptShipperOptions = {
     gateway: name,
     spool,
-    client: createClient({ baseUrl: proxy.url, token }),
+    client: createClient({ baseUrl: on === api ? proxy.url : on.url, token }),
     dir,
     metrics,
     log: pino({ level: 'silent' }),
@@ -69,13 +76,14 @@ async function gateway(name: string, options: Partial<ReceiptShipperOptions> = {
     pollMs: 10,
     backoff: { initialMs: 20, maxMs: 200 },
     ...options,
-  });
+  };
+  const shipper = new ReceiptShipper(shipperOptions);
   cleanups.push(async () => {
     await shipper.stop();
     await spool.close();
     await rm(dir, { recursive: true, force: true });
   });
-  return { name, dir, spool, shipper, metrics, direct } satisfies Harness;
+  return { name, dir, spool, shipper, metrics, direct, options: shipperOptions } satisfies Harness;
 }
 
 async function storedIds(name: string): Promise<string[]> {
@@ -198,27 +206,99 @@ describe('ReceiptShipper', () => {
         return { ...r, hash: receipt.hash, receipt };
       },
     },
-  ])('quarantines a receipt rejected as $reason and ships the rest', async ({ reason, spoil }) => {
-    const gw = await gateway(`ship-${reason.toLowerCase()}`);
-    const before = await appendReceipts(gw.spool, gw.name, 5, 'a');
-    const head = gw.spool.chainHead();
-    const bad = spoil(spooledReceipt(gw.name, `${gw.name}-bad`, 99, head));
-    await gw.spool.append(bad);
-    // The gateway's next receipt continues from the last good link.
-    const next = spooledReceipt(gw.name, `${gw.name}-next`, 100, head);
-    await gw.spool.append(next);
-    const after = await appendReceipts(gw.spool, gw.name, 4, 'c');
+  ])(
+    'quarantines a receipt rejected as $reason, links a stand-in, and ships the rest',
+    async ({ reason, spoil }) => {
+      const gw = await gateway(`ship-${reason.toLowerCase()}`);
+      const before = await appendReceipts(gw.spool, gw.name, 5, 'a');
+      const bad = spoil(spooledReceipt(gw.name, `${gw.name}-bad`, 99, gw.spool.chainHead()));
+      await gw.spool.append(bad);
+      // The gateway's next receipts continue its chain, as they always do: after the bad one.
+      const after = await appendReceipts(gw.spool, gw.name, 5, 'c');
 
-    expect(await gw.shipper.flush()).toEqual({ acknowledged: 10, quarantined: 1 });
-    expect(gw.spool.stats().depth).toBe(0);
-    expect(await storedIds(gw.name)).toEqual(ids([...before, next, ...after]));
-    expect(await verify(gw.name)).toMatchObject({ valid: true, checked: 10 });
-    const lines = (await readFile(gw.shipper.quarantinePath, 'utf8')).trim().split('\n');
-    expect(lines).toHaveLength(1);
-    const entry = JSON.parse(lines[0] as string) as QuarantinedReceipt;
-    expect(entry).toMatchObject({ reason, seq: 6, record: { receipt: { id: `${gw.name}-bad` } } });
-    expect(entry.record).toEqual(bad);
-    expect(await count(gw.metrics.receiptsRejected, { reason })).toBe(1);
+      expect(await gw.shipper.flush()).toEqual({ acknowledged: 10, quarantined: 1 });
+      expect(gw.spool.stats().depth).toBe(0);
+      expect(await storedIds(gw.name)).toEqual(ids([...before, ...after]));
+      const entries = await quarantineEntries(gw.shipper.quarantinePath);
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({
+        reason,
+        seq: 6,
+        record: { receipt: { id: `${gw.name}-bad` } },
+      });
+      expect(entries[0]?.record).toEqual(bad);
+      const links = await chainLinks(api, gw.name);
+      expect(links.map((link) => link.standIn !== null)).toEqual([
+        ...Array(5).fill(false),
+        true,
+        ...Array(5).fill(false),
+      ]);
+      expect(links[5]?.standIn).toMatchObject({
+        id: bad.receipt.id,
+        hash: bad.hash,
+        held: { reason },
+      });
+      expect(chainProblems(links, entries)).toEqual([]);
+      expect(await count(gw.metrics.receiptsQuarantined, { reason })).toBe(1);
+      expect(gw.shipper.quarantineSummary()).toMatchObject({
+        count: 1,
+        lastReason: reason,
+        recent: [{ id: bad.receipt.id, hash: bad.hash, reason }],
+      });
+    },
+  );
+
+  it('quarantines a receipt too large for the API alone (a 9 MB model) and keeps shipping', async () => {
+    const gw = await gateway('ship-too-large', { batchSize: 50 });
+    gw.shipper.start();
+    const before = await appendReceipts(gw.spool, gw.name, 23, 'a');
+    // The issue's reproduction: a receipt over the API's 8 MiB body limit.
+    const huge = spooledReceipt(gw.name, `${gw.name}-huge`, 7, gw.spool.chainHead());
+    const model = 'm'.repeat(9 * 1024 * 1024);
+    const hugeReceipt = { ...huge.receipt, model, hash: receiptHash({ ...huge.receipt, model }) };
+    await gw.spool.append({ ...huge, hash: hugeReceipt.hash, receipt: hugeReceipt });
+    const after = await appendReceipts(gw.spool, gw.name, 26, 'c');
+
+    await until(() => gw.spool.stats().depth === 0, 30_000);
+    expect(await storedIds(gw.name)).toEqual(ids([...before, ...after]));
+    const entries = await quarantineEntries(gw.shipper.quarantinePath);
+    expect(entries.map((e) => [e.record.receipt.id, e.reason])).toEqual([
+      [`${gw.name}-huge`, 'RequestEntityTooLarge'],
+    ]);
+    expect(entries[0]?.record.receipt.model).toHaveLength(model.length);
+    expect(entries[0]?.bytes).toBeGreaterThan(model.length);
+    const links = await chainLinks(api, gw.name);
+    expect(links).toHaveLength(50);
+    expect(links[23]?.standIn).toMatchObject({
+      id: `${gw.name}-huge`,
+      held: { reason: 'RequestEntityTooLarge', bytes: entries[0]?.bytes },
+    });
+    expect(chainProblems(links, entries)).toEqual([]);
+    expect(await count(gw.metrics.receiptsQuarantined, { reason: 'RequestEntityTooLarge' })).toBe(
+      1,
+    );
+    expect((await gw.metrics.quarantinedReceipts.get()).values[0]?.value).toBe(1);
+
+    // And the receipts after it keep coming.
+    await appendReceipts(gw.spool, gw.name, 30, 'd');
+    await until(() => gw.spool.stats().depth === 0);
+    expect(await count(gw.metrics.shippedReceipts, { result: 'created' })).toBe(79);
+    expect(chainProblems(await chainLinks(api, gw.name), entries)).toEqual([]);
+  });
+
+  it('does not quarantine receipts the same restart already quarantined', async () => {
+    const gw = await gateway('ship-requarantine');
+    const bad = spooledReceipt(gw.name, `${gw.name}-bad`, 1, null);
+    await gw.spool.append({ ...bad, receipt: { ...bad.receipt, model: 'tampered' } });
+    await appendReceipts(gw.spool, gw.name, 2, 'c');
+    // A crash after the quarantine write, before the acknowledgement: the same record again.
+    const again = new ReceiptShipper(gw.options);
+    expect(await gw.shipper.flush()).toEqual({ acknowledged: 2, quarantined: 1 });
+    await gw.spool.append({ ...bad, receipt: { ...bad.receipt, model: 'tampered' } });
+    expect(await again.flush()).toEqual({ acknowledged: 0, quarantined: 1 });
+    await again.stop();
+    expect(await quarantineEntries(gw.shipper.quarantinePath)).toHaveLength(1);
+    expect(again.quarantineSummary().count).toBe(1);
   });
 
   it('quarantines a broken chain link and every receipt after it instead of blocking', async () => {
@@ -232,14 +312,19 @@ describe('ReceiptShipper', () => {
 
     expect(await gw.shipper.flush()).toEqual({ acknowledged: 3, quarantined: 3 });
     expect(gw.spool.stats().depth).toBe(0);
-    expect(await count(gw.metrics.receiptsRejected, { reason: 'ChainBroken' })).toBe(3);
-    const text = await readFile(gw.shipper.quarantinePath, 'utf8');
-    expect(
-      text
-        .trim()
-        .split('\n')
-        .map((l) => JSON.parse(l).record.receipt.id),
-    ).toEqual([`${gw.name}-fork`, `${gw.name}-b-0000`, `${gw.name}-b-0001`]);
+    expect(await count(gw.metrics.receiptsQuarantined, { reason: 'ChainBroken' })).toBe(3);
+    const entries = await quarantineEntries(gw.shipper.quarantinePath);
+    expect(entries.map((e) => e.record.receipt.id)).toEqual([
+      `${gw.name}-fork`,
+      `${gw.name}-b-0000`,
+      `${gw.name}-b-0001`,
+    ]);
+    // No stand-in can bridge a fork: the API's chain ends where it did.
+    expect((await chainLinks(api, gw.name)).map((link) => link.standIn)).toEqual([
+      null,
+      null,
+      null,
+    ]);
   });
 
   it('drops a declaration the API refuses, loudly, and still ships the receipt', async () => {
@@ -257,5 +342,32 @@ describe('ReceiptShipper', () => {
     await expect(
       api.operator.call('receipts.getSchema', { params: { hash: good as string } }),
     ).resolves.toBeDefined();
+  });
+
+  it('splits a batch the API refuses as too large until the receipt at fault is alone', async () => {
+    // The API takes less than the gateway sends (its BODY_LIMIT below SHIP_MAX_BATCH_BYTES).
+    const small = await startTestApi({ BODY_LIMIT: String(64 * 1024) });
+    cleanups.push(() => small.close());
+    const gw = await gateway('ship-split', { batchSize: 40 }, small);
+    const before = await appendReceipts(gw.spool, gw.name, 17, 'a');
+    const big = spooledReceipt(gw.name, `${gw.name}-big`, 3, gw.spool.chainHead());
+    const model = 'm'.repeat(100 * 1024);
+    const bigReceipt = { ...big.receipt, model, hash: receiptHash({ ...big.receipt, model }) };
+    await gw.spool.append({ ...big, hash: bigReceipt.hash, receipt: bigReceipt });
+    const after = await appendReceipts(gw.spool, gw.name, 22, 'c');
+
+    expect(await gw.shipper.flush()).toEqual({ acknowledged: 39, quarantined: 1 });
+    const { items } = await small.operator.call('receipts.list', {
+      query: { gateway: gw.name, limit: 500 },
+    });
+    expect(items.map((item) => item.id).sort()).toEqual(ids([...before, ...after]));
+    const entries = await quarantineEntries(gw.shipper.quarantinePath);
+    expect(entries.map((e) => [e.record.receipt.id, e.reason, e.message])).toEqual([
+      [`${gw.name}-big`, 'RequestEntityTooLarge', 'request body is too large'],
+    ]);
+    const links = await chainLinks(small, gw.name);
+    expect(links[17]?.standIn).toMatchObject({ id: `${gw.name}-big` });
+    expect(chainProblems(links, entries)).toEqual([]);
+    expect(await count(gw.metrics.shipFailures, {})).toBe(0);
   });
 });

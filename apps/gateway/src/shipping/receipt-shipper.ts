@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { type ApiClient, ApiError, type ReceiptIngestResult } from '@toolgate/contract';
+import type { ReceiptQuarantineStatus } from '@toolgate/core';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../metrics.ts';
 import {
@@ -13,6 +14,7 @@ import type { Spool } from '../spool/spool.ts';
 import { Backoff, type BackoffOptions, pause } from './backoff.ts';
 import { Quarantine, type QuarantinedReceipt } from './quarantine.ts';
 import { SchemaUploader } from './schema-uploader.ts';
+import { refusalReason, refusesContent, standInFor } from './stand-in.ts';
 
 export interface ReceiptShipperOptions {
   gateway: string;
@@ -23,11 +25,21 @@ export interface ReceiptShipperOptions {
   dir: string;
   metrics: Pick<
     GatewayMetrics,
-    'spoolDepth' | 'spoolDropped' | 'shippedReceipts' | 'shipFailures' | 'receiptsRejected'
+    | 'spoolDepth'
+    | 'spoolDropped'
+    | 'shippedReceipts'
+    | 'shipFailures'
+    | 'receiptsQuarantined'
+    | 'quarantinedReceipts'
   >;
   log: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** A batch ships as soon as this many receipts are pending (≤ 1000). Default 500. */
   batchSize?: number;
+  /**
+   * Largest ingest body sent, in bytes (at most the API's body limit). Batches are cut to fit;
+   * a receipt that does not fit alone is quarantined without being sent. Default 8 MiB.
+   */
+  maxBatchBytes?: number;
   /** …or once the oldest pending receipt is this old. Default 1000 ms. */
   intervalMs?: number;
   /** How often an idle shipper looks at the spool. Default 100 ms (a cheap in-memory read). */
@@ -43,21 +55,19 @@ export interface ReceiptShipperOptions {
 export interface ShipResult {
   /** Stored by the API (`created`) or already there (`duplicate`), then acknowledged. */
   acknowledged: number;
-  /** Rejected for good, written to the quarantine file, then acknowledged. */
+  /** Refused for good, written to the quarantine file, then acknowledged. */
   quarantined: number;
 }
 
-/**
- * Rejections no retry can turn into an acknowledgement. `ChainBroken` is one: the API's chain
- * cannot continue past a link it did not store, so waiting would block the spool forever.
- */
-const PERMANENT_REJECTIONS = new Set([
-  'ChainBroken',
-  'Conflict',
-  'Invalid',
-  'HashMismatch',
-  'WrongGateway',
-]);
+/** A spooled record as shipped: its spool sequence number and what it holds. */
+type ShippedRecord = EncodedReceipt & { seq: number };
+
+/** A record the API refused for good, and how. */
+interface Refusal {
+  item: ShippedRecord;
+  reason: string;
+  message?: string;
+}
 
 /** The API's answer cannot be applied to the batch as a whole: retried like a network error. */
 export class ShipmentError extends Error {
@@ -70,10 +80,21 @@ export class ShipmentError extends Error {
 /**
  * Ships spooled receipts to the API (docs/receipts.md): in spool order, one batch at a time,
  * when a batch is full or its oldest receipt has waited `intervalMs`. A receipt leaves the spool
- * only after the API answered `created` or `duplicate` for it — or rejected it for good, in
- * which case it is first written to a quarantine file. Transport failures, 5xx and 429 are
- * retried with backoff and acknowledge nothing; ingest is idempotent on receipt id, so a batch
- * whose answer was lost comes back as duplicates, never as second copies.
+ * only after the API answered `created` or `duplicate` for it — or refused it for good, in which
+ * case it is first written to a quarantine file and a stand-in takes its place in the API's
+ * chain, so the receipts after it are stored as usual. One bad receipt never holds up the queue:
+ *
+ * - the API rejects it in the batch's results (`Invalid`, `HashMismatch`, `Conflict`, …): it is
+ *   quarantined, its stand-in linked, and the rest of the batch shipped again behind it;
+ * - the API refuses the whole batch as malformed, too large or invalid (400, 413, 422): the batch
+ *   is split in halves until the receipt at fault ships alone, and that one is quarantined (a
+ *   batch too large only as a whole just ships in smaller pieces);
+ * - `ChainBroken` (the receipt does not continue the API's chain: a fork, which no stand-in can
+ *   bridge): quarantined with the rest of the batch's broken run.
+ *
+ * Transport failures, 5xx, 408, 429 and 401/403/404 are retried with backoff and acknowledge
+ * nothing; ingest is idempotent on receipt id, so a batch whose answer was lost comes back as
+ * duplicates, never as second copies.
  */
 export class ReceiptShipper {
   private readonly stopping = new AbortController();
@@ -85,8 +106,11 @@ export class ReceiptShipper {
   private readonly batchSize: number;
   private readonly intervalMs: number;
   private readonly pollMs: number;
-  /** Below `batchSize` after a 413, until a batch gets through. */
+  private readonly maxBatchBytes: number;
+  /** Below `batchSize` while a batch the API refused whole is being split. */
   private batchLimit: number;
+  /** The last spool seq of the batch being split: past it, batches are full size again. */
+  private splitThrough: number | undefined;
   /** Shipments run one at a time — the loop's and `flush()`'s alike — so order holds. */
   private lock: Promise<unknown> = Promise.resolve();
   private loop: Promise<void> | undefined;
@@ -97,6 +121,7 @@ export class ReceiptShipper {
     this.batchLimit = this.batchSize;
     this.intervalMs = options.intervalMs ?? 1000;
     this.pollMs = options.pollMs ?? 100;
+    this.maxBatchBytes = options.maxBatchBytes ?? 8 * 1024 * 1024;
     this.backoff = new Backoff(options.backoff);
     this.schemas = new SchemaUploader({
       client: options.client,
@@ -106,14 +131,25 @@ export class ReceiptShipper {
     this.quarantine = new Quarantine(join(options.dir, 'rejected-receipts.ndjson'));
   }
 
-  /** The file receipts rejected for good are moved to. */
+  /** The file receipts refused for good are moved to. */
   get quarantinePath(): string {
     return this.quarantine.path;
+  }
+
+  /** What the quarantine file holds, for `Gateway.status` (empty until it was read). */
+  quarantineSummary(): ReceiptQuarantineStatus {
+    return this.quarantine.summary();
   }
 
   start(): void {
     if (this.stopping.signal.aborted) throw new Error('ReceiptShipper was stopped');
     this.loop ??= this.run();
+  }
+
+  /** Reads the quarantine file (count and newest entries); shipping does this by itself too. */
+  async loadQuarantine(): Promise<void> {
+    await this.quarantine.load();
+    this.updateGauges();
   }
 
   /** Hint after an append: ships at once when a full batch is waiting. Optional (it polls). */
@@ -212,82 +248,209 @@ export class ReceiptShipper {
     return run;
   }
 
-  /** Ships the oldest pending receipts once. Throws when the batch must be retried. */
+  /**
+   * Ships the oldest pending receipts once: the batch, or (while one is split) its first half.
+   * Throws when the batch must be retried.
+   */
   private async shipBatch(): Promise<ShipResult> {
-    if (this.requests.signal.aborted) throw new ShipmentError('the shipper was stopped');
-    const { spool, client, gateway } = this.options;
-    const pending = await spool.pendingEncoded(this.batchLimit);
-    if (pending.length === 0) return { acknowledged: 0, quarantined: 0 };
-    const batch = pending.map(({ seq, payload }) => ({ seq, ...decodeSpooledReceipt(payload) }));
-    const { signal } = this.requests;
-    await this.schemas.upload(batch, signal);
-    const { results } = await client.call('receipts.ingest', {
-      params: { name: gateway },
-      rawBody: ingestBody(batch),
-      signal,
-    });
-    const shipped = await this.settle(batch, results);
+    const { spool, client, gateway, log } = this.options;
+    await this.quarantine.load();
+    for (;;) {
+      if (this.requests.signal.aborted) throw new ShipmentError('the shipper was stopped');
+      const pending = await spool.pendingEncoded(this.batchLimit);
+      if (pending.length === 0) return { acknowledged: 0, quarantined: 0 };
+      const decoded = pending.map(({ seq, payload }) => ({
+        seq,
+        ...decodeSpooledReceipt(payload),
+      }));
+      const batch = this.fitting(decoded);
+      if (batch.length === 0) {
+        // Bigger than any body the API takes: refusing it here saves sending megabytes for a
+        // 413 that a proxy in between may not even pass back.
+        const [first] = decoded as [ShippedRecord];
+        const bytes = ingestBytes(first);
+        const message = `the receipt's ingest body is about ${bytes} bytes; at most ${this.maxBatchBytes} are sent (SHIP_MAX_BATCH_BYTES)`;
+        const refusal = { item: first, reason: 'RequestEntityTooLarge', message };
+        return await this.settleRefusals([refusal], first.seq, []);
+      }
+      const { signal } = this.requests;
+      await this.schemas.upload(batch, signal);
+      let results: ReceiptIngestResult[];
+      try {
+        ({ results } = await client.call('receipts.ingest', {
+          params: { name: gateway },
+          rawBody: ingestBody(batch),
+          signal,
+        }));
+      } catch (error) {
+        if (!refusesContent(error)) throw error;
+        const [first] = batch as [ShippedRecord, ...ShippedRecord[]];
+        if (batch.length === 1) {
+          const refusal = { item: first, reason: refusalReason(error), message: error.message };
+          const shipped = await this.settleRefusals([refusal], first.seq, []);
+          this.splitDone();
+          return shipped;
+        }
+        const last = batch[batch.length - 1] as ShippedRecord;
+        this.batchLimit = Math.ceil(batch.length / 2);
+        this.splitThrough = Math.max(this.splitThrough ?? 0, last.seq);
+        log.warn(
+          { status: error.httpStatus, reason: error.status.reason, receipts: batch.length },
+          'the API refused a batch of receipts as a whole; shipping it in halves to find the bad one',
+        );
+        continue;
+      }
+      const shipped = await this.settle(batch, results);
+      // Past a refusal, or past the batch that was split (all of it stored): full size again.
+      const last = batch[batch.length - 1] as ShippedRecord;
+      if (shipped.quarantined > 0 || last.seq >= (this.splitThrough ?? Number.POSITIVE_INFINITY)) {
+        this.splitDone();
+      }
+      return shipped;
+    }
+  }
+
+  /** The longest prefix whose ingest body stays within `maxBatchBytes` (maybe none). */
+  private fitting(records: ShippedRecord[]): ShippedRecord[] {
+    // `{"receipts":[…],"tool_sets":{…}}`: 32 bytes of frame, a comma per receipt.
+    let total = 32;
+    for (const [index, record] of records.entries()) {
+      total += ingestBytes(record) + 1;
+      if (total > this.maxBatchBytes) return records.slice(0, index);
+    }
+    return records;
+  }
+
+  private splitDone(): void {
     this.batchLimit = this.batchSize;
-    return shipped;
+    this.splitThrough = undefined;
   }
 
   /**
-   * Acknowledges the longest prefix of the batch the API is done with: stored, or rejected for
-   * good and quarantined first. Anything else stops the prefix and fails the shipment, so the
+   * Acknowledges the longest prefix of the batch the API is done with: stored, or refused for
+   * good and quarantined first. After a refusal that a stand-in can take the place of, the
+   * prefix ends (the rest, which the API rejected as `ChainBroken` behind it, ships again once
+   * the stand-in is linked). Anything else stops the prefix and fails the shipment, so the
    * rest is retried in order.
    */
   private async settle(
-    batch: ReadonlyArray<EncodedReceipt & { seq: number }>,
+    batch: ReadonlyArray<ShippedRecord>,
     results: ReadonlyArray<ReceiptIngestResult>,
   ): Promise<ShipResult> {
-    const { spool, metrics, log } = this.options;
     const stored: ReceiptIngestResult[] = [];
-    const quarantined: QuarantinedReceipt[] = [];
+    const refused: Refusal[] = [];
     let through: number | undefined;
     let stuck: string | undefined;
-    const quarantinedAt = new Date().toISOString();
     for (const [index, item] of batch.entries()) {
-      const id = item.id;
       const result = results[index];
       // An item the API could not read at all is reported with id "".
-      const aligned = result?.id === id || (result?.result === 'rejected' && result.id === '');
+      const aligned = result?.id === item.id || (result?.result === 'rejected' && result.id === '');
       if (result === undefined || !aligned) {
         stuck = `the API answered ${results.length} results for ${batch.length} receipts`;
         break;
       }
-      if (result.result === 'created' || result.result === 'duplicate') stored.push(result);
-      else if (PERMANENT_REJECTIONS.has(result.reason ?? '')) {
-        quarantined.push({
-          quarantinedAt,
-          seq: item.seq,
-          reason: result.reason ?? 'Unknown',
-          ...(result.message !== undefined ? { message: result.message } : {}),
-          record: parseSpooledReceipt(item),
-        });
-      } else {
-        stuck = `receipt "${id}" was rejected (${result.reason ?? 'no reason'}): ${result.message ?? ''}`;
-        break;
-      }
       through = item.seq;
+      if (result.result === 'created' || result.result === 'duplicate') {
+        stored.push(result);
+        continue;
+      }
+      const reason = result.reason ?? 'Rejected';
+      refused.push({ item, reason, ...(result.message ? { message: result.message } : {}) });
+      if (reason !== 'ChainBroken') break;
     }
-    await this.quarantine.add(quarantined);
+    const shipped = await this.settleRefusals(refused, through, stored);
+    if (stuck !== undefined) throw new ShipmentError(stuck);
+    return shipped;
+  }
+
+  /**
+   * Quarantines what the API refused (durably, before anything is acknowledged), links a
+   * stand-in for each refusal that is not a broken chain, then acknowledges through `through`.
+   * When a stand-in cannot be shipped now (the API unreachable), this throws and nothing is
+   * acknowledged: the records ship, are refused and are quarantined again (the file keeps one
+   * entry each).
+   */
+  private async settleRefusals(
+    refused: ReadonlyArray<Refusal>,
+    through: number | undefined,
+    stored: ReadonlyArray<ReceiptIngestResult>,
+  ): Promise<ShipResult> {
+    const { spool, metrics, log } = this.options;
+    const quarantinedAt = new Date().toISOString();
+    const entries = refused.map(({ item, reason, message }) => ({
+      quarantinedAt,
+      seq: item.seq,
+      reason,
+      ...(message !== undefined ? { message } : {}),
+      bytes: recordBytes(item),
+      record: parseSpooledReceipt(item),
+    }));
+    const written = await this.quarantine.add(entries);
+    for (const [index, refusal] of refused.entries()) {
+      if (refusal.reason === 'ChainBroken') continue;
+      await this.link(refusal, entries[index] as QuarantinedReceipt);
+    }
     if (through !== undefined) await spool.ackThrough(through);
     for (const result of stored) metrics.shippedReceipts.inc({ result: result.result });
-    for (const entry of quarantined) {
-      metrics.receiptsRejected.inc({ reason: entry.reason });
+    for (const entry of written) {
+      metrics.receiptsQuarantined.inc({ reason: entry.reason });
       log.error(
         {
           receiptId: entry.record.receipt.id,
           seq: entry.seq,
           reason: entry.reason,
           error: entry.message,
+          bytes: entry.bytes,
           quarantine: this.quarantine.path,
         },
-        'the API rejected a receipt for good; moved it to the quarantine file',
+        'the API refused a receipt for good; moved it to the quarantine file',
       );
     }
-    if (stuck !== undefined) throw new ShipmentError(stuck);
-    return { acknowledged: stored.length, quarantined: quarantined.length };
+    this.updateGauges();
+    return { acknowledged: stored.length, quarantined: refused.length };
+  }
+
+  /**
+   * Ships the stand-in that takes a quarantined receipt's place in the API's chain, with the
+   * tool sets the receipt carried (later receipts reference them); without them if they are
+   * what the API refuses. Returns whether the API linked it.
+   */
+  private async link({ item }: Refusal, entry: QuarantinedReceipt): Promise<boolean> {
+    const { client, gateway, log } = this.options;
+    const standIn = standInFor(gateway, item, {
+      reason: entry.reason,
+      ...(entry.message !== undefined ? { message: entry.message } : {}),
+      bytes: entry.bytes ?? 0,
+      quarantinedAt: entry.quarantinedAt,
+    });
+    const fields = { receiptId: item.id, seq: item.seq, reason: entry.reason };
+    if (standIn === undefined) {
+      log.error(fields, 'a quarantined receipt has no readable place in the chain; no stand-in');
+      return false;
+    }
+    const ship = (withToolSets: boolean) =>
+      client.call('receipts.ingest', {
+        params: { name: gateway },
+        body: { receipts: [standIn], ...(withToolSets ? { tool_sets: item.toolSets } : {}) },
+        signal: this.requests.signal,
+      });
+    const hasToolSets = Object.keys(item.toolSets).length > 0;
+    let answer: { results: ReceiptIngestResult[] };
+    try {
+      answer = await ship(hasToolSets);
+    } catch (error) {
+      // The stand-in alone is a few hundred valid bytes: if even that is refused, the API (or
+      // something in front of it) is what is wrong, and the shipment is retried.
+      if (!hasToolSets || !refusesContent(error)) throw error;
+      answer = await ship(false);
+    }
+    const result = answer.results[0];
+    if (result?.result === 'created' || result?.result === 'duplicate') return true;
+    log.error(
+      { ...fields, standIn: result?.reason, error: result?.message },
+      'the API refused the stand-in of a quarantined receipt; the receipts after it may not chain',
+    );
+    return false;
   }
 
   /** Counts and logs a failed shipment; returns how long to wait before the next one. */
@@ -296,7 +459,6 @@ export class ReceiptShipper {
     metrics.shipFailures.inc();
     const retryInMs = this.backoff.next();
     const status = error instanceof ApiError ? error.httpStatus : undefined;
-    if (status === 413 && this.batchLimit > 1) this.batchLimit = Math.ceil(this.batchLimit / 2);
     const fields = { err: error, status, attempts: this.backoff.attempts, retryInMs };
     // 401/403/404 will not fix themselves: the gateway's token or name is wrong.
     if (status === 401 || status === 403 || status === 404) {
@@ -309,5 +471,16 @@ export class ReceiptShipper {
     const { depth, dropped } = this.options.spool.stats();
     this.options.metrics.spoolDepth.set(depth);
     this.options.metrics.spoolDropped.set(dropped);
+    this.options.metrics.quarantinedReceipts.set(this.quarantine.count);
   }
+}
+
+/** The record's size as spooled (near enough: the layout adds a few dozen bytes). */
+function recordBytes(record: EncodedReceipt): number {
+  return ingestBytes(record) + Buffer.byteLength(JSON.stringify(record.schemas));
+}
+
+/** What the record adds to an ingest body: its receipt and the tool sets it carries. */
+function ingestBytes(record: EncodedReceipt): number {
+  return record.receiptJson.length + Buffer.byteLength(JSON.stringify(record.toolSets));
 }

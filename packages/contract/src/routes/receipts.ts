@@ -15,6 +15,44 @@ export const ReceiptIngestResult = z.object({
 });
 export type ReceiptIngestResult = z.infer<typeof ReceiptIngestResult>;
 
+/** `schema` of a {@link ReceiptStandIn}: what tells it apart from a receipt in an ingest batch. */
+export const RECEIPT_STAND_IN_SCHEMA = 'toolgate.receipt-stand-in.v1';
+
+const ChainHash = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" + 64 hex digits');
+
+/** Longest `held.message` a stand-in carries: the API's refusal, cut by the gateway. */
+export const MAX_STAND_IN_MESSAGE = 1024;
+
+/**
+ * A chain link for a receipt the API refused for good (docs/receipts.md, "Quarantined receipts"):
+ * the gateway keeps the receipt in its quarantine file and ships this instead, in the receipt's
+ * place in the batch, so the chain goes on past it. Same `id`, `prev_hash` and `hash` as the
+ * receipt; no body. The API stores it as a link whose body is held on the gateway: it cannot
+ * check the hash (nothing to hash), only that the link continues the chain.
+ */
+export const ReceiptStandIn = z
+  .object({
+    schema: z.literal(RECEIPT_STAND_IN_SCHEMA),
+    id: z.string().min(1).max(128),
+    gateway: z.string().min(1).max(253),
+    /** The receipt's own time when it could be read, else when it was quarantined. */
+    received_at: z.iso.datetime({ offset: true }),
+    prev_hash: ChainHash.nullable(),
+    hash: ChainHash,
+    held: z
+      .object({
+        /** Why the API refused the receipt: its reason (`Invalid`, `RequestEntityTooLarge`, …). */
+        reason: z.string().regex(/^[A-Z][A-Za-z0-9]{0,63}$/, 'must be a CamelCase reason'),
+        message: z.string().max(MAX_STAND_IN_MESSAGE).optional(),
+        /** Size of the spooled record the gateway holds, in bytes. */
+        bytes: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+        quarantined_at: z.iso.datetime({ offset: true }),
+      })
+      .strict(),
+  })
+  .strict();
+export type ReceiptStandIn = z.infer<typeof ReceiptStandIn>;
+
 /** A receipt as listed: the columns queries filter on; the full receipt is one GET away. */
 export const ReceiptSummary = z.object({
   id: z.string(),
@@ -75,7 +113,9 @@ export type ReceiptQuery = z.infer<typeof ReceiptQuery>;
  *   was rewritten with every copy of its hash recomputed (or receipts after it were removed and
  *   the chain renumbered);
  * - `anchor_mismatch` / `truncated`: the chain no longer holds the anchor given (a seq and hash
- *   recorded earlier): rewritten up to it, or cut short before it.
+ *   recorded earlier): rewritten up to it, or cut short before it;
+ * - `stand_in_mismatch`: a stand-in link (a receipt the gateway quarantined) whose recorded
+ *   `hash` or `prev_hash` (`field`) does not continue the chain.
  */
 export const ChainFindingReason = z.enum([
   'hash_mismatch',
@@ -89,6 +129,7 @@ export const ChainFindingReason = z.enum([
   'successor_mismatch',
   'anchor_mismatch',
   'truncated',
+  'stand_in_mismatch',
 ]);
 export type ChainFindingReason = z.infer<typeof ChainFindingReason>;
 
@@ -118,6 +159,18 @@ export const ChainVerification = z.object({
    */
   head: z.object({ seq: z.string(), id: z.string(), hash: z.string() }).optional(),
   firstBreak: ChainFinding.optional(),
+  /**
+   * Links before the first break that are stand-ins for receipts the gateway quarantined (their
+   * bodies are held on the gateway, not here): linked into the chain, not verifiable by content.
+   * An intact chain with held links is intact *except* for these; check them against the
+   * gateway's quarantine file. `count` is all of them; `links` the first 100.
+   */
+  held: z
+    .object({
+      count: z.number().int(),
+      links: z.array(z.object({ seq: z.string(), id: z.string(), reason: z.string() })),
+    })
+    .optional(),
 });
 export type ChainVerification = z.infer<typeof ChainVerification>;
 

@@ -34,6 +34,34 @@ export const GatewaySpec = z
   .strict();
 export type GatewaySpec = z.infer<typeof GatewaySpec>;
 
+/**
+ * A receipt in the gateway's quarantine: the API refused it for good, so its body stays in the
+ * gateway's quarantine file and the API's chain holds a stand-in for it (docs/receipts.md).
+ */
+export const QuarantinedReceiptSummary = z.object({
+  id: z.string().min(1).max(128),
+  hash: z.string().min(1).max(128),
+  /** The API's reason: `Invalid`, `HashMismatch`, `RequestEntityTooLarge`, `ChainBroken`, … */
+  reason: z.string().min(1).max(64),
+  /** The API's message, cut to 256 characters (the file on the gateway has all of it). */
+  message: z.string().max(1024).optional(),
+  /** Size of the spooled record, in bytes. */
+  bytes: z.number().int().min(0),
+  quarantinedAt: Timestamp,
+});
+export type QuarantinedReceiptSummary = z.infer<typeof QuarantinedReceiptSummary>;
+
+/** What the gateway's receipt quarantine holds: the file on its disk, summarized. */
+export const ReceiptQuarantineStatus = z.object({
+  /** Receipts in the quarantine file (each once; it outlives restarts). */
+  count: z.number().int('must be an integer').min(0, 'must be >= 0'),
+  lastReason: z.string().min(1).max(64).optional(),
+  lastTime: Timestamp.optional(),
+  /** The newest entries, oldest first: at most 10. */
+  recent: z.array(QuarantinedReceiptSummary).max(10),
+});
+export type ReceiptQuarantineStatus = z.infer<typeof ReceiptQuarantineStatus>;
+
 /** Written by the gateway itself on every sync, so it reflects what actually runs. */
 export const GatewayStatus = z.object({
   observedGeneration: z.number().int().min(0).optional(),
@@ -45,6 +73,8 @@ export const GatewayStatus = z.object({
   spoolDepth: z.number().int('must be an integer').min(0, 'must be >= 0').optional(),
   /** Receipts dropped because the spool was full (`SPOOL_FULL=drop`) since the gateway started. */
   spoolDropped: z.number().int('must be an integer').min(0, 'must be >= 0').optional(),
+  /** Receipts the API refused for good, kept in the gateway's quarantine file. */
+  receiptQuarantine: ReceiptQuarantineStatus.optional(),
   /** The gateway's software version. */
   version: z.string().min(1).max(128).optional(),
 });

@@ -74,4 +74,49 @@ describe('GatewaysPage', () => {
     });
     expect((await screen.findByRole('alert')).textContent).toContain('database down');
   });
+
+  it('shows the quarantined receipts of each gateway, and says when there are none', async () => {
+    const hash = `sha256:${'a'.repeat(64)}`;
+    const { unmount } = renderWithApi(<GatewaysPage />, {
+      responses: {
+        [`GET ${LIST}`]: {
+          body: list([
+            gateway('edge-q', {
+              conditions: [],
+              receiptQuarantine: {
+                count: 14,
+                lastReason: 'Invalid',
+                lastTime: '2026-05-01T10:00:02.000Z',
+                recent: [
+                  {
+                    id: 'rcpt-big',
+                    hash,
+                    reason: 'RequestEntityTooLarge',
+                    message: 'request body is too large',
+                    bytes: 9437312,
+                    quarantinedAt: '2026-05-01T10:00:01.000Z',
+                  },
+                ],
+              },
+            }),
+            gateway('edge-clean', { conditions: [], receiptQuarantine: { count: 0, recent: [] } }),
+          ]),
+        },
+      },
+    });
+    const row = await screen.findByRole('row', { name: /edge-q/ });
+    expect(within(row).getByText('14')).toBeTruthy();
+    const section = screen.getByRole('region', { name: 'Quarantined receipts' });
+    const table = within(section).getByRole('table', { name: /edge-q: 14 quarantined receipts/ });
+    const entry = within(table).getByRole('row', { name: /rcpt-big/ });
+    expect(within(entry).getByText('RequestEntityTooLarge')).toBeTruthy();
+    expect(within(entry).getByText('request body is too large')).toBeTruthy();
+    expect(within(section).queryByText(/edge-clean/)).toBeNull();
+    unmount();
+
+    renderWithApi(<GatewaysPage />, {
+      responses: { [`GET ${LIST}`]: { body: list([gateway('edge-clean')]) } },
+    });
+    expect(await screen.findByText('No quarantined receipts')).toBeTruthy();
+  });
 });

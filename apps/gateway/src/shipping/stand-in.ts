@@ -1,0 +1,80 @@
+import {
+  ApiError,
+  MAX_STAND_IN_MESSAGE,
+  RECEIPT_STAND_IN_SCHEMA,
+  ReceiptStandIn,
+} from '@toolgate/contract';
+import { illFormedPath, isWellFormedString } from '@toolgate/core';
+import type { EncodedReceipt } from '../receipts/spooled-receipt.ts';
+import { cut } from './quarantine.ts';
+
+/**
+ * HTTP statuses with which the API refuses what a batch holds, not the gateway or the moment:
+ * malformed (400), too large for its body limit (413), invalid (422). A batch of several
+ * receipts refused so is split until the receipt at fault is alone; that one is quarantined.
+ * Everything else — network errors, 5xx, 408, 429, and 401/403/404 (the gateway's token or
+ * name is wrong, which no receipt can fix) — is retried with backoff.
+ */
+const CONTENT_REFUSED = new Set([400, 413, 422]);
+
+export function refusesContent(error: unknown): error is ApiError {
+  return error instanceof ApiError && CONTENT_REFUSED.has(error.httpStatus);
+}
+
+/** The reason to quarantine under when a batch of one is refused whole. */
+export function refusalReason(error: ApiError): string {
+  const reason = error.status.reason;
+  return typeof reason === 'string' && REASON.test(reason) ? reason : `Http${error.httpStatus}`;
+}
+
+const REASON = /^[A-Z][A-Za-z0-9]{0,63}$/;
+const CHAIN_HASH = /^sha256:[0-9a-f]{64}$/;
+
+/**
+ * The stand-in the API links in place of a quarantined receipt (docs/receipts.md): its id,
+ * `prev_hash` and hash, why it was refused and how big it is — never its content, so it is
+ * accepted however bad the receipt was. Undefined when the receipt is too broken to say where it
+ * sits in the chain (not JSON, no valid `prev_hash`): then the chain cannot go on past it.
+ */
+export function standInFor(
+  gateway: string,
+  record: EncodedReceipt,
+  refusal: { reason: string; message?: string; bytes: number; quarantinedAt: string },
+): ReceiptStandIn | undefined {
+  let receipt: { prev_hash?: unknown; timestamps?: { received_at?: unknown } };
+  try {
+    receipt = JSON.parse(record.receiptJson.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  const prev = receipt?.prev_hash;
+  if (prev !== null && (typeof prev !== 'string' || !CHAIN_HASH.test(prev))) return undefined;
+  const receivedAt = receipt.timestamps?.received_at;
+  const standIn = {
+    schema: RECEIPT_STAND_IN_SCHEMA,
+    id: record.id,
+    gateway,
+    received_at:
+      typeof receivedAt === 'string' && isTimestamp(receivedAt)
+        ? receivedAt
+        : refusal.quarantinedAt,
+    prev_hash: prev,
+    hash: record.hash,
+    held: {
+      reason: REASON.test(refusal.reason) ? refusal.reason : 'Refused',
+      ...(refusal.message && isWellFormedString(refusal.message)
+        ? { message: cut(refusal.message, MAX_STAND_IN_MESSAGE) }
+        : {}),
+      bytes: refusal.bytes,
+      quarantined_at: refusal.quarantinedAt,
+    },
+  };
+  // What the API would refuse (an id or hash the gateway never makes) is not sent at all.
+  const parsed = ReceiptStandIn.safeParse(standIn);
+  if (!parsed.success || illFormedPath(parsed.data) !== undefined) return undefined;
+  return parsed.data;
+}
+
+function isTimestamp(text: string): boolean {
+  return ReceiptStandIn.shape.received_at.safeParse(text).success;
+}
