@@ -39,7 +39,9 @@ export function readAgentIdentity(request: IncomingMessage): AgentIdentity {
     const value = single(header);
     if (value === undefined || value.length === 0) continue;
     if (value.length > MAX_CLAIM_LENGTH) {
-      throw new UnreadableIdentityError(`${header}: must be at most ${MAX_CLAIM_LENGTH} characters`);
+      throw new UnreadableIdentityError(
+        `${header}: must be at most ${MAX_CLAIM_LENGTH} characters`,
+      );
     }
     if (scrubSecrets(value) !== value) {
       throw new UnreadableIdentityError(

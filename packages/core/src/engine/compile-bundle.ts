@@ -11,7 +11,11 @@ import type { DeclaredBy, MediationMode, Surface } from '../resources/vocabulary
 import { SEED_PROVIDER_PROFILES } from '../seed/provider-profiles.ts';
 import { parseOrThrow } from '../validate.ts';
 import type { IdentityPolicy } from './identity-binding.ts';
-import { identitySelectorMatches, RESTRICTING_ACTIONS, type RuleIdentity } from './identity-match.ts';
+import {
+  identitySelectorMatches,
+  RESTRICTING_ACTIONS,
+  type RuleIdentity,
+} from './identity-match.ts';
 import { MediationMemo } from './mediation-memo.ts';
 import { DEFAULT_META_TOOLS } from './meta-tools.ts';
 import { compileNamePattern } from './name-pattern.ts';

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '#sha256';
 import { ReceiptIdentity } from '../receipt/receipt-schema.ts';
-import { bindIdentity, type IdentityPolicy, identityByToken } from './identity-binding.ts';
+import {
+  type BindableIdentity,
+  bindIdentity,
+  type IdentityPolicy,
+  identityByToken,
+} from './identity-binding.ts';
 import { mediateRequest } from './mediate-request.ts';
 import { bundleOf, openAIRequest, openAITool, openAIToolNames } from './test-fixtures.ts';
 
@@ -123,7 +128,11 @@ describe("bindIdentity by the agent's Toolgate token", () => {
 describe('identity-scoped rules against unproven callers', () => {
   const tools = ['deploy', 'search', 'mcp_thing'].map((name) => openAITool(name));
   const rules = [
-    { id: 'no-deploy', action: 'hide', match: { name: 'deploy', identity: { human: 'contractor-*' } } },
+    {
+      id: 'no-deploy',
+      action: 'hide',
+      match: { name: 'deploy', identity: { human: 'contractor-*' } },
+    },
     // A negative regex: hide search from everyone but staff.
     {
       id: 'search-staff-only',
@@ -139,10 +148,20 @@ describe('identity-scoped rules against unproven callers', () => {
     },
   ] as const;
   const seenBy = (claims: object, policy: IdentityPolicy, token?: string) => {
-    const withToken = [
-      { ...identities[0], tokens: [{ sha256: sha256Hex('tg_alice'), expiresAt: null }] },
-      { ...identities[1], tokens: [{ sha256: sha256Hex('tg_bot'), expiresAt: null }] },
-      { name: 'staff-1', type: 'human' as const, roles: ['agent'] },
+    const withToken: BindableIdentity[] = [
+      {
+        name: 'alice',
+        type: 'human',
+        roles: ['agent'],
+        tokens: [{ sha256: sha256Hex('tg_alice'), expiresAt: null }],
+      },
+      {
+        name: 'ci-bot',
+        type: 'service',
+        roles: ['agent'],
+        tokens: [{ sha256: sha256Hex('tg_bot'), expiresAt: null }],
+      },
+      { name: 'staff-1', type: 'human', roles: ['agent'] },
     ];
     const bundle = bundleOf({ rules: rules as never, headerClaims: policy.headerClaims });
     const bound = bindIdentity(
@@ -175,7 +194,11 @@ describe('identity-scoped rules against unproven callers', () => {
     // alice is no contractor and no staff: deploy stays, search is hidden; no rename for her.
     expect(seenBy({ human: 'contractor-7' }, open, 'tg_alice')).toEqual(['deploy', 'mcp_thing']);
     // ci-bot carries no human: human selectors do not match it; its rename applies.
-    expect(seenBy({ human: 'contractor-7' }, open, 'tg_bot')).toEqual(['deploy', 'search', 'thing']);
+    expect(seenBy({ human: 'contractor-7' }, open, 'tg_bot')).toEqual([
+      'deploy',
+      'search',
+      'thing',
+    ]);
   });
 
   it('trusted header claims of known identities count like proof; unknown names do not', () => {
