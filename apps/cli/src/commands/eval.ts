@@ -98,7 +98,9 @@ export async function runEval(options: EvalOptions): Promise<Record<string, unkn
     ...(options.service ? { service: options.service } : {}),
     ...(options.session ? { session: options.session } : {}),
   };
-  const bound = options.proven ? provenCaller(options, claims, bundle) : bindIdentity(claims, [], bundle);
+  const bound = options.proven
+    ? provenCaller(options, claims, bundle)
+    : bindIdentity(claims, [], bundle);
   const identity = bound.receipt;
   const result = mediateRequest(bundle, { surface, body: request, identity: bound.rules });
 
@@ -131,7 +133,9 @@ export async function runEval(options: EvalOptions): Promise<Record<string, unkn
 /** The identity a token would prove: one owner, a human (`--user`) or a service (`--service`). */
 function provenCaller(options: EvalOptions, claims: IdentityClaims, policy: IdentityPolicy) {
   if ((options.user === undefined) === (options.service === undefined)) {
-    throw new BadRequestError('--proven: give exactly one of --user or --service (a token proves one identity)');
+    throw new BadRequestError(
+      '--proven: give exactly one of --user or --service (a token proves one identity)',
+    );
   }
   const owner = options.user
     ? { name: options.user, type: 'human' as const }

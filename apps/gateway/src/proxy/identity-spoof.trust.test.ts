@@ -308,7 +308,7 @@ async function deliver(
       });
       const { response } = await anthropic.messages
         .create({
-          model: 'claude-sonnet-4-5',
+          model: 'claude-opus-5',
           max_tokens: 64,
           messages,
           tools: TOOLS.map((name) => ({
