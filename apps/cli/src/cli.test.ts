@@ -99,6 +99,44 @@ describe('toolgate eval', () => {
     });
   });
 
+  it('treats --user as an unproven header claim unless --proven says a token proved it', () => {
+    const scoped = tempFile(
+      'contractors.yaml',
+      'apiVersion: toolgate.dev/v1\nkind: MediationPolicy\nmetadata: {name: c}\nspec:\n  rules:\n    - {id: no-search, action: hide, match: {name: search_code, identity: {human: contractor-*}}}\n',
+    );
+    const run = (...extra: string[]) => {
+      const out = JSON.parse(toolgate('eval', '-p', scoped, '-r', request, ...extra).stdout);
+      const names = out.providerRequest.tools.map(
+        (t: { function: { name: string } }) => t.function.name,
+      );
+      return { searchVisible: names.includes('search_code'), identity: out.receipt.identity };
+    };
+    // A claim may be anyone's: the contractor hide applies, whatever name is sent.
+    expect(run('--user', 'alice')).toEqual({
+      searchVisible: false,
+      identity: { human: 'alice', binding: 'unverified' },
+    });
+    expect(run('--user', 'alice', '--proven')).toEqual({
+      searchVisible: true,
+      identity: { human: 'alice', binding: 'verified' },
+    });
+    expect(run('--user', 'contractor-7', '--proven').searchVisible).toBe(false);
+    const both = toolgate(
+      'eval',
+      '-p',
+      scoped,
+      '-r',
+      request,
+      '--user',
+      'a',
+      '--service',
+      'b',
+      '--proven',
+    );
+    expect(both.code).toBe(1);
+    expect(both.stderr).toContain('--proven: give exactly one of --user or --service');
+  });
+
   it('fails with the field path of an invalid policy', () => {
     const bad = tempFile(
       'bad.yaml',

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SpoolFailedError } from './spool/errors.ts';
@@ -62,27 +63,36 @@ describe('identity binding and replacement', () => {
   afterAll(() => gw.close());
   afterEach(() => gw.mock.requests.clear());
 
-  it('refuses unknown identities when a policy says so, and records verified bindings', async () => {
+  it('refuses identities no token proves when a policy says so, and records verified bindings', async () => {
+    // Built at run time: a secret-shaped value never sits in the source.
+    const token = `tg_${randomBytes(32).toString('base64url')}`;
+    const sha256 = createHash('sha256').update(token).digest('hex');
     await gw.applyPolicies(
       [{ name: 'strict', spec: { unknownIdentities: 'reject', rules: [] } }],
-      [{ name: 'alice', type: 'human', roles: ['agent'] }],
+      [{ name: 'alice', type: 'human', roles: ['agent'], tokens: [{ sha256, expiresAt: null }] }],
     );
-    const request = (user: string) =>
+    const request = (headers: Record<string, string>) =>
       fetch(`${gw.url}/v1/chat/completions`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-user-id': user, 'x-session-id': 's-1' },
+        headers: { 'content-type': 'application/json', 'x-session-id': 's-1', ...headers },
         body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }),
       });
-    const mallory = await request('mallory');
-    expect(mallory.status).toBe(403);
+    // A header names a known agent, but only a token proves it.
+    for (const user of ['mallory', 'alice']) {
+      const refused = await request({ 'x-user-id': user });
+      expect(refused.status).toBe(403);
+      expect(await refused.text()).toContain('identity not proven');
+    }
     expect(gw.mock.requests.last(10)).toHaveLength(0);
-    const alice = await request('alice');
+    const alice = await request({ 'x-toolgate-token': token, 'x-user-id': 'mallory' });
     expect(alice.status).toBe(200);
     const [last] = (await gw.spool.pending(1000)).slice(-1);
+    // The token's identity wins; the header's other name is kept beside it.
     expect(last?.receipt.receipt.identity).toEqual({
       human: 'alice',
       session: 's-1',
       binding: 'verified',
+      claims: { human: 'mallory' },
     });
   });
 

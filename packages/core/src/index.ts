@@ -8,6 +8,7 @@ export * from './engine/action.ts';
 export * from './engine/compile-bundle.ts';
 export * from './engine/detect-surface.ts';
 export * from './engine/identity-binding.ts';
+export * from './engine/identity-match.ts';
 export * from './engine/mediate-request.ts';
 export * from './engine/meta-tools.ts';
 export * from './engine/name-pattern.ts';

@@ -8,7 +8,10 @@ import {
   detectSurface,
   enforceResponse,
   hashCanonical,
+  type IdentityClaims,
+  type IdentityPolicy,
   mediateRequest,
+  provenIdentity,
   type ResponseEvidence,
   type Surface,
 } from '@toolgate/core';
@@ -25,6 +28,7 @@ export interface EvalOptions {
   user?: string;
   service?: string;
   session?: string;
+  proven?: boolean;
   now: string;
   gateway: string;
 }
@@ -59,6 +63,10 @@ export function registerEval(program: Command, ctx: CliContext): void {
     .option('--user <id>', 'x-user-id of the calling agent')
     .option('--service <id>', 'x-service-id of the calling agent')
     .option('--session <id>', 'x-session-id of the calling agent')
+    .option(
+      '--proven',
+      'bind --user or --service as a Toolgate token proves its owner (binding verified); without it they are unproven header claims',
+    )
     .option('--now <iso>', 'timestamp for the receipt', '1970-01-01T00:00:00.000Z')
     .option('--gateway <name>', 'gateway name for the receipt', 'local')
     .addHelpText(
@@ -90,8 +98,11 @@ export async function runEval(options: EvalOptions): Promise<Record<string, unkn
     ...(options.service ? { service: options.service } : {}),
     ...(options.session ? { session: options.session } : {}),
   };
-  const identity = bindIdentity(claims, [], bundle.unknownIdentities);
-  const result = mediateRequest(bundle, { surface, body: request, identity: claims });
+  const bound = options.proven
+    ? provenCaller(options, claims, bundle)
+    : bindIdentity(claims, [], bundle);
+  const identity = bound.receipt;
+  const result = mediateRequest(bundle, { surface, body: request, identity: bound.rules });
 
   let agentResponse: unknown;
   let evidence: ResponseEvidence | undefined;
@@ -117,6 +128,19 @@ export async function runEval(options: EvalOptions): Promise<Record<string, unkn
     ...(options.response ? { agentResponse } : {}),
     receipt: chainReceipt(body, null),
   };
+}
+
+/** The identity a token would prove: one owner, a human (`--user`) or a service (`--service`). */
+function provenCaller(options: EvalOptions, claims: IdentityClaims, policy: IdentityPolicy) {
+  if ((options.user === undefined) === (options.service === undefined)) {
+    throw new BadRequestError(
+      '--proven: give exactly one of --user or --service (a token proves one identity)',
+    );
+  }
+  const owner = options.user
+    ? { name: options.user, type: 'human' as const }
+    : { name: options.service as string, type: 'service' as const };
+  return provenIdentity(owner, claims, policy);
 }
 
 /** A response file: a JSON body, or an SSE stream kept as text. */

@@ -1,11 +1,10 @@
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import {
   type BindableIdentity,
   bindIdentity,
   createStreamMediator,
   enforceResponseBody,
-  type IdentityClaims,
   jsonObjectUtf8,
   type MediationResult,
   mediateRequest,
@@ -22,8 +21,9 @@ import type { GatewayMetrics } from '../metrics.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 import { type AgentBody, readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
+import { readAgentIdentity, UnreadableIdentityError } from './agent-identity.ts';
 import { providerErrorJson } from './provider-errors.ts';
-import { toolgateTokenIn, type Upstreams } from './upstream.ts';
+import type { Upstreams } from './upstream.ts';
 import type { ProviderCall, UpstreamAnswer, UpstreamBody } from './upstream-answer.ts';
 
 /** Response headers from the provider worth passing on (ids, rate limits, retry hints). */
@@ -126,21 +126,26 @@ export class MediatingProxy {
     } catch (error) {
       return this.refuse(reply, surface, 400, `malformed JSON body: ${(error as Error).message}`);
     }
-    const claims = identityClaims(request.headers);
-    const secret = toolgateToken(request.headers);
-    const identity = bindIdentity(
-      claims,
-      active.bundle.identities as ReadonlyArray<BindableIdentity>,
-      active.compiled.unknownIdentities,
-      secret === undefined ? undefined : { secret, now: receivedAt },
-    );
     let mediation: MediationResult;
+    let identity: ReceiptIdentity;
     try {
+      const agent = readAgentIdentity(request);
+      const bound = bindIdentity(
+        agent.claims,
+        active.bundle.identities as ReadonlyArray<BindableIdentity>,
+        active.compiled,
+        agent.token === undefined ? undefined : { secret: agent.token, now: receivedAt },
+      );
+      identity = bound.receipt;
       if (identity.binding === 'rejected')
-        throw new IdentityRejected('unknown identity: request refused by policy');
-      mediation = mediateRequest(active.compiled, { surface, body, identity: claims });
+        throw new IdentityRejected(
+          "identity not proven: request refused by policy (send the agent's Toolgate token)",
+        );
+      mediation = mediateRequest(active.compiled, { surface, body, identity: bound.rules });
     } catch (error) {
       if (error instanceof ValidationError) return this.refuse(reply, surface, 400, error.message);
+      if (error instanceof UnreadableIdentityError)
+        return this.refuse(reply, surface, 400, error.message);
       if (error instanceof IdentityRejected) return this.refuse(reply, surface, 403, error.message);
       if (isTooDeep(error)) return this.refuse(reply, surface, 400, TOO_DEEP);
       throw error;
@@ -390,37 +395,6 @@ const TOO_DEEP = 'request body nests too deeply';
  */
 function isTooDeep(error: unknown): boolean {
   return error instanceof RangeError && /call stack/i.test(error.message);
-}
-
-/** `x-user-id`, `x-service-id`, `x-session-id`: who the agent says it is. */
-function identityClaims(headers: IncomingHttpHeaders): IdentityClaims {
-  const pick = (name: string) => {
-    const value = headers[name];
-    return typeof value === 'string' && value.length > 0 && value.length <= 256 ? value : undefined;
-  };
-  const human = pick('x-user-id');
-  const service = pick('x-service-id');
-  const session = pick('x-session-id');
-  return {
-    ...(human ? { human } : {}),
-    ...(service ? { service } : {}),
-    ...(session ? { session } : {}),
-  };
-}
-
-/**
- * The agent's Toolgate token: `x-toolgate-token`, or the SDK's own key slot (`Authorization:
- * Bearer tg_…`, `x-api-key: tg_…`) when the agent uses its Toolgate token as the API key — the
- * gateway then holds the provider key. Never forwarded upstream (see Upstreams).
- */
-function toolgateToken(headers: IncomingHttpHeaders): string | undefined {
-  const explicit = headers['x-toolgate-token'];
-  if (typeof explicit === 'string' && explicit.length > 0) return explicit;
-  for (const value of [headers.authorization, headers['x-api-key']]) {
-    const token = typeof value === 'string' ? toolgateTokenIn(value) : undefined;
-    if (token) return token;
-  }
-  return undefined;
 }
 
 /** `into`, plus the provider's headers worth passing on to the agent. */

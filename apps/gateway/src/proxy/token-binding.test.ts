@@ -130,6 +130,15 @@ describe("identity binding by the agent's Toolgate token", () => {
     expect(seen?.headers['x-toolgate-token']).toBeUndefined();
   });
 
+  it("refuses the agent's name in a header without its token (a claim proves nothing)", async () => {
+    gw.mock.requests.clear();
+    const providerKey = ['sk', 'provider', 'key'].join('-');
+    await expect(ask(providerKey, { 'x-service-id': 'ci-agent' })).rejects.toMatchObject({
+      status: 403,
+    });
+    expect(gw.mock.requests.last(10)).toHaveLength(0);
+  });
+
   it('refuses an unknown token, and a revoked one as soon as the bundle changes', async () => {
     const forged = `tg_${'A'.repeat(43)}`;
     await expect(ask(forged)).rejects.toMatchObject({ status: 403 });

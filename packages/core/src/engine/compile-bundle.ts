@@ -10,10 +10,15 @@ import type { ProviderProfileSpec } from '../resources/provider-profile.ts';
 import type { DeclaredBy, MediationMode, Surface } from '../resources/vocabulary.ts';
 import { SEED_PROVIDER_PROFILES } from '../seed/provider-profiles.ts';
 import { parseOrThrow } from '../validate.ts';
-import type { ActionIdentity } from './action.ts';
+import type { IdentityPolicy } from './identity-binding.ts';
+import {
+  identitySelectorMatches,
+  RESTRICTING_ACTIONS,
+  type RuleIdentity,
+} from './identity-match.ts';
 import { MediationMemo } from './mediation-memo.ts';
 import { DEFAULT_META_TOOLS } from './meta-tools.ts';
-import { compileNamePattern, type NameMatcher } from './name-pattern.ts';
+import { compileNamePattern } from './name-pattern.ts';
 import { DEFAULT_REDACTED_KEYS } from './redact.ts';
 
 /** One policy revision as a bundle carries it. */
@@ -39,7 +44,7 @@ export interface BundleInput {
 export interface RequestFacts {
   surface: Surface;
   model: string;
-  identity: ActionIdentity;
+  identity: RuleIdentity;
 }
 
 export interface CompiledRule {
@@ -55,7 +60,7 @@ export interface CompiledRule {
 }
 
 /** A bundle validated and prepared once, then used for every request. */
-export interface CompiledBundle {
+export interface CompiledBundle extends IdentityPolicy {
   readonly etag: string;
   /** Policy revisions in merged order (priority desc, then name). */
   readonly policies: ReadonlyArray<PolicyRevisionRef>;
@@ -64,7 +69,6 @@ export interface CompiledBundle {
   readonly hasObserveRules: boolean;
   readonly metaTools: ReadonlyArray<MetaTool>;
   readonly redact: ReadonlyArray<string>;
-  readonly unknownIdentities: 'reject' | 'unverified';
   /** Schema hashes of declarations seen with this bundle (memoized; results are the same). */
   readonly memo: MediationMemo;
   profileFor(surface: Surface): ProviderProfileSpec | undefined;
@@ -122,9 +126,16 @@ export function compileBundle(input: BundleInput): CompiledBundle {
     hasObserveRules: rules.some((r) => r.mode === 'observe'),
     metaTools,
     redact: [...new Set([...DEFAULT_REDACTED_KEYS, ...parsed.flatMap((p) => p.spec.redact ?? [])])],
+    // The strictest policy wins: one policy refusing unproven callers refuses them for the
+    // bundle, and header claims are trusted only when every policy says so (a policy written
+    // without thinking of it gets proof-only matching for its rules).
     unknownIdentities: parsed.some((p) => p.spec.unknownIdentities === 'reject')
       ? 'reject'
       : 'unverified',
+    headerClaims:
+      parsed.length > 0 && parsed.every((p) => p.spec.headerClaims === 'trusted')
+        ? 'trusted'
+        : 'untrusted',
     memo: new MediationMemo(input.memoSize),
     profileFor: (surface) => profiles.get(surface),
   };
@@ -142,6 +153,7 @@ function compileRule(policy: string, mode: MediationMode, rule: MediationRule): 
     identity?.service === undefined ? undefined : compileNamePattern(identity.service);
   const session =
     identity?.session === undefined ? undefined : compileNamePattern(identity.session);
+  const restricting = RESTRICTING_ACTIONS[rule.action];
   return {
     key: `${policy}\u0000${rule.id}`,
     policy,
@@ -150,18 +162,13 @@ function compileRule(policy: string, mode: MediationMode, rule: MediationRule): 
     appliesTo: (facts) =>
       (providers === undefined || providers.has(facts.surface)) &&
       (model === undefined || model(facts.model)) &&
-      optionalMatch(human, facts.identity.human) &&
-      optionalMatch(service, facts.identity.service) &&
-      optionalMatch(session, facts.identity.session),
+      identitySelectorMatches(human, 'human', facts.identity, restricting) &&
+      identitySelectorMatches(service, 'service', facts.identity, restricting) &&
+      identitySelectorMatches(session, 'session', facts.identity, restricting),
     matchesTool: (toolName, toolDeclaredBy) =>
       (name === undefined || name(toolName)) &&
       (declaredBy === undefined || declaredBy.has(toolDeclaredBy)),
   };
-}
-
-/** A selector on an identity field the request does not carry never matches. */
-function optionalMatch(matcher: NameMatcher | undefined, value: string | undefined): boolean {
-  return matcher === undefined || (value !== undefined && matcher(value));
 }
 
 function toSet<T>(value: T | T[] | undefined): Set<T> | undefined {

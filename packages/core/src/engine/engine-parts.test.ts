@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sha256Hex } from '#sha256';
 import { normalizeAction, parseArguments } from './action.ts';
-import { bindIdentity, identityByToken } from './identity-binding.ts';
 import { MediationMemo } from './mediation-memo.ts';
 import { resolveMetaCall } from './meta-tools.ts';
 import { compileNamePattern } from './name-pattern.ts';
@@ -149,75 +147,6 @@ describe('resolveMetaCall', () => {
     ['other', { server: 's', tool: 't' }, undefined],
   ])('%s %j → %s', (name, args, expected) => {
     expect(resolveMetaCall(name, args as never, metas)?.qualifiedName).toBe(expected);
-  });
-});
-
-describe('bindIdentity', () => {
-  const identities = [
-    { name: 'alice', type: 'human' as const, roles: ['agent'] },
-    { name: 'ci-bot', type: 'service' as const, roles: ['agent'] },
-    { name: 'root', type: 'human' as const, roles: ['operator'] },
-  ];
-  it.each([
-    [{ human: 'alice' }, 'unverified', 'verified'],
-    [{ service: 'ci-bot', session: 's' }, 'reject', 'verified'],
-    [{ human: 'alice', service: 'ci-bot' }, 'reject', 'verified'],
-    [{ human: 'mallory' }, 'unverified', 'unverified'],
-    [{ human: 'mallory' }, 'reject', 'rejected'],
-    [{ human: 'root' }, 'reject', 'rejected'], // not an agent identity
-    [{ service: 'alice' }, 'reject', 'rejected'], // wrong type
-    [{}, 'unverified', 'unverified'],
-    [{ session: 's' }, 'reject', 'rejected'],
-  ] as const)('%j with %s → %s', (claims, policy, binding) => {
-    expect(bindIdentity(claims, identities, policy)).toEqual({ ...claims, binding });
-  });
-
-  describe("by the agent's Toolgate token", () => {
-    const hex = (secret: string) => sha256Hex(secret);
-    const now = Date.UTC(2026, 10, 21);
-    const later = new Date(now + 60_000).toISOString();
-    const earlier = new Date(now - 1).toISOString();
-    const withTokens = [
-      { ...identities[0], tokens: [{ sha256: hex('tg_alice'), expiresAt: null }] },
-      { ...identities[1], tokens: [{ sha256: hex('tg_bot'), expiresAt: later }] },
-      {
-        name: 'old-bot',
-        type: 'service' as const,
-        roles: ['agent'],
-        tokens: [{ sha256: hex('tg_old'), expiresAt: earlier }],
-      },
-      { ...identities[2], tokens: [{ sha256: hex('tg_root'), expiresAt: null }] },
-    ] as const;
-    const bind = (claims: object, secret: string, policy: 'reject' | 'unverified' = 'reject') =>
-      bindIdentity(claims, withTokens as never, policy, { secret, now });
-    it.each([
-      // A live token proves its owner, with or without headers.
-      [{}, 'tg_alice', { human: 'alice', binding: 'verified' }],
-      [{ session: 's1' }, 'tg_bot', { service: 'ci-bot', session: 's1', binding: 'verified' }],
-      [{ human: 'alice' }, 'tg_bot', { human: 'alice', service: 'ci-bot', binding: 'verified' }],
-      // A header naming someone else of the owner's type contradicts the token.
-      [{ human: 'mallory' }, 'tg_alice', { human: 'alice', binding: 'rejected' }],
-      // Expired, unknown, or owned by a non-agent identity: proves nothing, headers or not.
-      [{}, 'tg_old', { binding: 'rejected' }],
-      [{ human: 'alice' }, 'tg_nobody', { human: 'alice', binding: 'rejected' }],
-      [{}, 'tg_root', { binding: 'rejected' }],
-    ] as const)('%j with token %s → %j', (claims, secret, expected) => {
-      expect(bind(claims, secret)).toEqual(expected);
-    });
-
-    it('an unproven token is unverified when the policy allows unknown identities', () => {
-      expect(bind({ human: 'alice' }, 'tg_nobody', 'unverified')).toEqual({
-        human: 'alice',
-        binding: 'unverified',
-      });
-    });
-
-    it('finds the owner only while the token is live', () => {
-      expect(identityByToken({ secret: 'tg_bot', now }, withTokens as never)?.name).toBe('ci-bot');
-      expect(
-        identityByToken({ secret: 'tg_bot', now: Date.parse(later) }, withTokens as never),
-      ).toBeUndefined();
-    });
   });
 });
 

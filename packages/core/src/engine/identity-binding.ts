@@ -1,5 +1,7 @@
 import { sha256Hex } from '#sha256';
-import type { ReceiptIdentity } from '../receipt/receipt-schema.ts';
+import type { ClaimedIdentity, ReceiptIdentity } from '../receipt/receipt-schema.ts';
+import type { HeaderClaims } from '../resources/mediation-policy.ts';
+import type { RuleIdentity } from './identity-match.ts';
 
 /** An agent's Toolgate token as a bundle carries it: the SHA-256 of the secret, never the secret. */
 export interface BindableToken {
@@ -18,11 +20,19 @@ export interface BindableIdentity {
   tokens?: ReadonlyArray<BindableToken>;
 }
 
-/** What a request claims: from `x-user-id` / `x-service-id` / `x-session-id`, or its token. */
-export interface IdentityClaims {
-  human?: string;
-  service?: string;
-  session?: string;
+/** What a request's headers claim: `x-user-id` / `x-service-id` / `x-session-id`. */
+export type IdentityClaims = ClaimedIdentity;
+
+/** The bundle's identity settings (merged from its policies, the strictest winning). */
+export interface IdentityPolicy {
+  readonly unknownIdentities: 'reject' | 'unverified';
+  readonly headerClaims: HeaderClaims;
+}
+
+/** A request's identity once bound: what its receipt records, and what rules match against. */
+export interface BoundIdentity {
+  receipt: ReceiptIdentity;
+  rules: RuleIdentity;
 }
 
 /** A Toolgate token the agent presented, and the gateway's clock to check its expiry. */
@@ -51,41 +61,80 @@ export function identityByToken(
 }
 
 /**
- * Binds a request's claims to the bundle's agent identities. Every claimed human or service
- * must be a known identity of that type with the `agent` role for the binding to be verified;
- * otherwise the policy decides: `rejected` (the gateway refuses the request) or `unverified`.
- * A request with no claims at all is never verified.
- *
- * A presented token is stronger than a header: when it is live it proves its owner, which
- * becomes the claim of the owner's type (a header claiming someone else of that type makes the
- * binding fail); a token that proves nothing (unknown, revoked, expired) is never verified.
+ * Binds a request to the bundle's agent identities. Only a live Toolgate token proves who the
+ * caller is (`verified`): its owner is the identity, whatever the headers say (the receipt then
+ * keeps the headers' claims beside it). Headers alone are claims: `claimed` when every name they
+ * give is a known agent identity of that type, else `unverified`; a token that proves nothing
+ * (unknown, revoked, expired) leaves the claims `unverified`. What is not proven is `rejected`
+ * under `unknownIdentities: reject`, unless the bundle trusts header claims and they are
+ * `claimed`. The session is never proven: rules rely on it only when header claims are trusted.
  */
 export function bindIdentity(
   claims: IdentityClaims,
   identities: ReadonlyArray<BindableIdentity>,
-  unknownIdentities: 'reject' | 'unverified',
+  policy: IdentityPolicy,
   token?: PresentedToken,
-): ReceiptIdentity {
-  const known = (name: string, type: BindableIdentity['type']) =>
-    identities.some((i) => i.name === name && i.type === type && i.roles.includes('agent'));
+): BoundIdentity {
   const owner = token ? identityByToken(token, identities) : undefined;
-  const bound: IdentityClaims = { ...claims };
-  let proven = token === undefined || owner !== undefined;
-  if (owner) {
-    const claimed = claims[owner.type];
-    if (claimed !== undefined && claimed !== owner.name) proven = false;
-    bound[owner.type] = owner.name;
-  }
-  const claimed = bound.human !== undefined || bound.service !== undefined;
-  const verified =
-    proven &&
-    claimed &&
-    (bound.human === undefined || known(bound.human, 'human')) &&
-    (bound.service === undefined || known(bound.service, 'service'));
+  if (owner) return provenIdentity(owner, claims, policy);
+  const knownAgent = (name: string | undefined, type: BindableIdentity['type']) =>
+    name === undefined ||
+    identities.some((i) => i.name === name && i.type === type && i.roles.includes('agent'));
+  const named = claims.human !== undefined || claims.service !== undefined;
+  const claimed =
+    token === undefined &&
+    named &&
+    knownAgent(claims.human, 'human') &&
+    knownAgent(claims.service, 'service');
+  const trusted = claimed && policy.headerClaims === 'trusted';
+  const binding =
+    trusted || (claimed && policy.unknownIdentities !== 'reject')
+      ? 'claimed'
+      : policy.unknownIdentities === 'reject'
+        ? 'rejected'
+        : 'unverified';
+  const names = {
+    ...(claims.human !== undefined ? { human: claims.human } : {}),
+    ...(claims.service !== undefined ? { service: claims.service } : {}),
+    ...(claims.session !== undefined ? { session: claims.session } : {}),
+  };
   return {
-    ...(bound.human !== undefined ? { human: bound.human } : {}),
-    ...(bound.service !== undefined ? { service: bound.service } : {}),
-    ...(bound.session !== undefined ? { session: bound.session } : {}),
-    binding: verified ? 'verified' : unknownIdentities === 'reject' ? 'rejected' : 'unverified',
+    receipt: { ...names, binding },
+    rules: { ...names, trusted: trusted ? ['human', 'service', 'session'] : [] },
+  };
+}
+
+/**
+ * The identity of a request whose caller a Toolgate token proved to be `owner`: the owner is the
+ * identity (and the caller is nobody of the other type), whatever the headers say; the headers'
+ * names are kept beside it when they differ. The session stays the agent's claim.
+ */
+export function provenIdentity(
+  owner: Pick<BindableIdentity, 'name' | 'type'>,
+  claims: IdentityClaims,
+  policy: IdentityPolicy,
+): BoundIdentity {
+  const proven: Pick<IdentityClaims, 'human' | 'service'> = { [owner.type]: owner.name };
+  const session = claims.session !== undefined ? { session: claims.session } : {};
+  const contradicted = (['human', 'service'] as const).some(
+    (type) => claims[type] !== undefined && claims[type] !== proven[type],
+  );
+  const headerNames = {
+    ...(claims.human !== undefined ? { human: claims.human } : {}),
+    ...(claims.service !== undefined ? { service: claims.service } : {}),
+  };
+  return {
+    receipt: {
+      ...proven,
+      ...session,
+      binding: 'verified',
+      ...(contradicted ? { claims: headerNames } : {}),
+    },
+    rules: {
+      ...proven,
+      ...session,
+      trusted:
+        policy.headerClaims === 'trusted' ? ['human', 'service', 'session'] : ['human', 'service'],
+    },
   };
 }

@@ -550,8 +550,9 @@ describe('match selectors', () => {
       { name: '*', identity: { service: 'ci-*' } },
       ['create_pull_request', 'github_list', 'search_code'],
     ],
-  ])('%j leaves %j', (match, remaining) => {
-    const result = openai(hideWhen(match), openAIRequest(tools), { identity: { human: 'alice' } });
+  ])('%j leaves %j (alice proven)', (match, remaining) => {
+    const identity = { human: 'alice', trusted: ['human', 'service'] as const };
+    const result = openai(hideWhen(match), openAIRequest(tools), { identity });
     expect(openAIToolNames(result.body)).toEqual(remaining);
   });
 });
@@ -909,7 +910,7 @@ describe('the per-bundle memo', () => {
   };
   const body = () => openAIRequest([openAITool('deploy'), openAITool('search'), openAITool('a/b')]);
   const run = (bundle: ReturnType<typeof compileBundle>, human: string) => {
-    const r = openai(bundle, body(), { identity: { human } });
+    const r = openai(bundle, body(), { identity: { human, trusted: ['human', 'service'] } });
     return JSON.stringify([r.body, r.mediation, r.tools, [...r.schemas]]);
   };
 

@@ -13,8 +13,8 @@ import { fidelityFor } from '../resources/provider-profile.ts';
 import type { Fidelity, MediationMode, PolicyState, Surface } from '../resources/vocabulary.ts';
 import { MediationMode as MediationModes } from '../resources/vocabulary.ts';
 import type { ResponseContext } from '../response/response-context.ts';
-import type { ActionIdentity } from './action.ts';
 import type { CompiledBundle, CompiledRule, RequestFacts } from './compile-bundle.ts';
+import type { RuleIdentity } from './identity-match.ts';
 import { derivedFromFrozen, type KnownDeclaration, type MediationMemo } from './mediation-memo.ts';
 import { isMetaTool } from './meta-tools.ts';
 import { assignProviderNames } from './provider-names.ts';
@@ -28,8 +28,11 @@ export interface MediationInput {
   surface: Surface;
   /** The agent's request body, parsed. Never mutated. */
   body: unknown;
-  /** The identity bound to the request (rules may select on it; action ids include it). */
-  identity?: ActionIdentity;
+  /**
+   * The identity bound to the request (rules may select on it; action ids include it). Only its
+   * `trusted` fields are relied on; absent, the caller is anonymous and unproven.
+   */
+  identity?: RuleIdentity;
   /** Gateway-hosted tools to offer the provider (declared_by wardwright; they win collisions). */
   hostedTools?: ReadonlyArray<ToolDeclarationInput>;
 }

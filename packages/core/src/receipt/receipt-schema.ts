@@ -110,11 +110,26 @@ export const ResponseEvidence = z.object({
 });
 export type ResponseEvidence = z.infer<typeof ResponseEvidence>;
 
+/** What the request's headers (`x-user-id`, `x-service-id`, `x-session-id`) said. */
+export const ClaimedIdentity = z.object({
+  human: z.string().optional(),
+  service: z.string().optional(),
+  session: z.string().optional(),
+});
+export type ClaimedIdentity = z.infer<typeof ClaimedIdentity>;
+
+/**
+ * The identity bound to the request. With `binding: verified` the human or service is the one
+ * the agent's token proved; otherwise the names are the headers' claims. The session is always
+ * the agent's claim.
+ */
 export const ReceiptIdentity = z.object({
   human: z.string().optional(),
   service: z.string().optional(),
   session: z.string().optional(),
   binding: IdentityBinding,
+  /** The headers' claims, when they differ from the bound identity (a token's identity wins). */
+  claims: ClaimedIdentity.optional(),
 });
 export type ReceiptIdentity = z.infer<typeof ReceiptIdentity>;
 

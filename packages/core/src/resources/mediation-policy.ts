@@ -53,6 +53,10 @@ export const ToolMatch = z
   });
 export type ToolMatch = z.infer<typeof ToolMatch>;
 
+/** Whether a policy trusts header identity claims (see `MediationPolicySpec.headerClaims`). */
+export const HeaderClaims = z.enum(['untrusted', 'trusted']);
+export type HeaderClaims = z.infer<typeof HeaderClaims>;
+
 const JsonSchemaObject = z.custom<JsonObject>((v) => isJsonObject(v), 'must be a JSON object');
 
 /**
@@ -164,8 +168,20 @@ export const MediationPolicySpec = z
     mode: MediationMode.default('patch'),
     rules: z.array(MediationRule).max(1000, 'must have at most 1000 rules'),
     metaTools: z.array(MetaTool).max(100).optional(),
-    /** What the gateway does with a request whose identity is not in the bundle. */
+    /**
+     * What the gateway does with a request whose identity is not proven (by the agent's Toolgate
+     * token, or a header claim the bundle trusts): mark it, or refuse it (403).
+     */
     unknownIdentities: z.enum(['reject', 'unverified']).default('unverified'),
+    /**
+     * Whether `x-user-id` / `x-service-id` / `x-session-id` count as the agent's identity without
+     * a token. `untrusted` (when absent): they are only claims — recorded, never matched by a
+     * rule as proof. `trusted`: only for a trusted network in front of the gateway that sets
+     * these headers itself; claims naming known agent identities then count for rule matching
+     * and pass `unknownIdentities: reject`. A bundle trusts them only if every policy does.
+     * Optional without a default, so adding it changed no stored policy's hash.
+     */
+    headerClaims: HeaderClaims.optional(),
     /**
      * Argument paths (dotted, e.g. `token` or `auth.password`) whose values are replaced by
      * `[REDACTED]` before tool-call arguments are hashed into a receipt.

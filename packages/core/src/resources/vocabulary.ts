@@ -38,7 +38,13 @@ export type Fidelity = z.infer<typeof Fidelity>;
 export const MediationMode = z.enum(['observe', 'patch', 'mutate', 'execute']);
 export type MediationMode = z.infer<typeof MediationMode>;
 
-export const IdentityBinding = z.enum(['verified', 'unverified', 'rejected']);
+/**
+ * How a request's identity was bound. `verified`: proven by the agent's Toolgate token.
+ * `claimed`: only headers name it, but every name is a known agent identity (not a proof).
+ * `unverified`: nothing proves it (unknown names, no names, or a token that proves nothing).
+ * `rejected`: not proven and refused by policy (`unknownIdentities: reject`).
+ */
+export const IdentityBinding = z.enum(['verified', 'claimed', 'unverified', 'rejected']);
 export type IdentityBinding = z.infer<typeof IdentityBinding>;
 
 /** The six seeded capability contracts. */

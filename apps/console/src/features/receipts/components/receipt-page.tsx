@@ -5,6 +5,7 @@ import { PageHeader, Section } from '../../../shared/ui/page.tsx';
 import { Empty, Loading, QueryView } from '../../../shared/ui/states.tsx';
 import { useReceipt } from '../api/get-receipt.ts';
 import { useChainVerification } from '../api/verify-chain.ts';
+import { IdentityBinding } from './identity-binding.tsx';
 import { SchemaDiff } from './schema-diff.tsx';
 import { toolChanges } from './tool-changes.ts';
 
@@ -52,24 +53,7 @@ function Overview({ receipt: r }: { receipt: Receipt }) {
         </dd>
         <dt>Identity</dt>
         <dd>
-          {[
-            r.identity.human && `human ${r.identity.human}`,
-            r.identity.service && `service ${r.identity.service}`,
-            r.identity.session && `session ${r.identity.session}`,
-          ]
-            .filter(Boolean)
-            .join(' · ') || 'anonymous'}{' '}
-          <Pill
-            tone={
-              r.identity.binding === 'verified'
-                ? 'good'
-                : r.identity.binding === 'rejected'
-                  ? 'bad'
-                  : 'warn'
-            }
-          >
-            {r.identity.binding}
-          </Pill>
+          <IdentityBinding identity={r.identity} />
         </dd>
         <dt>Latency</dt>
         <dd>

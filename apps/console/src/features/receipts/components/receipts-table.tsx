@@ -7,8 +7,10 @@ import { Pill } from '../../../shared/ui/badges.tsx';
 
 const ROW_HEIGHT = 37;
 
+/** The identity's name, marked when no token proved it (header claims are anyone's to send). */
 function identityOf(r: ReceiptSummary): string {
-  return r.identity.human ?? r.identity.service ?? r.identity.session ?? '—';
+  const name = r.identity.human ?? r.identity.service ?? r.identity.session ?? '—';
+  return r.identity.binding === 'verified' ? name : `${name} (${r.identity.binding})`;
 }
 
 const OUTCOME_TONE = { ok: 'good', blocked: 'warn', error: 'bad' } as const;
