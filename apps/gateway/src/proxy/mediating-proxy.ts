@@ -13,6 +13,7 @@ import {
   RequestParser,
   type ResponseEvidence,
   type Surface,
+  sanitizeProviderError,
   scrubSecrets,
   ValidationError,
 } from '@toolgate/core';
@@ -194,7 +195,7 @@ export class MediatingProxy {
       const headers = passedHeaders(response.headers, {});
       const status = response.statusCode;
       if (status >= 400) {
-        payload = text;
+        payload = sanitizeProviderError(surface, status, text);
         finished = { status, headers, error: scrubSecrets(errorMessage(text)), upstreamMs };
       } else {
         const parsed = safeJson(text);
@@ -239,7 +240,10 @@ export class MediatingProxy {
       const error =
         response.statusCode >= 400 ? scrubSecrets(errorMessage(text)) : 'upstream did not stream';
       const status = response.statusCode >= 400 ? response.statusCode : 502;
-      const payload = status === 502 ? providerErrorJson(surface, 502, error) : text;
+      const payload =
+        status === 502
+          ? providerErrorJson(surface, 502, error)
+          : sanitizeProviderError(surface, status, text);
       return this.answerJson(record, reply, payload, {
         status,
         headers,

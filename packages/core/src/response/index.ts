@@ -12,3 +12,9 @@ export {
   type OpenAICallDecision,
 } from './openai-response.ts';
 export type { HostedEventInput, ResponseContext } from './response-context.ts';
+export {
+  type ProviderErrorDetails,
+  providerError,
+  providerErrorJson,
+  sanitizeProviderError,
+} from './provider-error.ts';
