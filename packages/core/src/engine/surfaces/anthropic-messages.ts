@@ -34,6 +34,10 @@ const NATIVE_TOOL_TYPES: ReadonlyArray<{
 
 /** Anthropic Messages (`POST /v1/messages`). */
 export const anthropicMessagesAdapter: SurfaceAdapter = {
+  surface: 'anthropic-messages',
+  shape: 'anthropic-messages',
+  listKey: 'tools',
+
   readTools(body) {
     const problems = new RequestProblems(KIND);
     const tools = LISTS.read(body, problems, () => listTools(body, problems));
