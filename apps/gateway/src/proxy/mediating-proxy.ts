@@ -9,12 +9,14 @@ import {
   jsonObjectUtf8,
   type MediationResult,
   mediateRequest,
+  type ProviderErrorDetails,
   type ReceiptIdentity,
   RequestParser,
   type ResponseEvidence,
   type Surface,
   sanitizeProviderError,
   scrubSecrets,
+  UnsupportedRequestError,
   ValidationError,
 } from '@toolgate/core';
 import type { Logger } from 'pino';
@@ -141,7 +143,10 @@ export class MediatingProxy {
         throw new IdentityRejected('unknown identity: request refused by policy');
       mediation = mediateRequest(active.compiled, { surface, body, identity: claims });
     } catch (error) {
-      if (error instanceof ValidationError) return this.refuse(reply, surface, 400, error.message);
+      if (error instanceof ValidationError) {
+        const details = error instanceof UnsupportedRequestError ? error.providerDetails : undefined;
+        return this.refuse(reply, surface, 400, error.message, details);
+      }
       if (error instanceof IdentityRejected) return this.refuse(reply, surface, 403, error.message);
       if (isTooDeep(error)) return this.refuse(reply, surface, 400, TOO_DEEP);
       throw error;
@@ -374,9 +379,15 @@ export class MediatingProxy {
     };
   }
 
-  private refuse(reply: ServerResponse, surface: Surface, status: number, message: string): void {
+  private refuse(
+    reply: ServerResponse,
+    surface: Surface,
+    status: number,
+    message: string,
+    details?: ProviderErrorDetails,
+  ): void {
     this.deps.metrics.requests.inc({ surface, status: String(status) });
-    sendJson(reply, status, providerErrorJson(surface, status, message));
+    sendJson(reply, status, providerErrorJson(surface, status, message, details));
   }
 
   private countBlocked(surface: Surface, evidence: ResponseEvidence): void {
