@@ -1,7 +1,11 @@
 import type { Receipt } from '@toolgate/core';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type CraftedUpstream, openAISse, startCraftedUpstream } from '../testing/crafted-upstream.ts';
+import {
+  type CraftedUpstream,
+  openAISse,
+  startCraftedUpstream,
+} from '../testing/crafted-upstream.ts';
 import { servedReceipts } from '../testing/served-receipts.ts';
 import { startTestGateway, type TestGateway } from '../testing/test-gateway.ts';
 
@@ -130,7 +134,9 @@ describe('legacy functions on the way to the provider', () => {
 
   it('renames a forced function_call to the provider alias', async () => {
     upstream.answer({ json: completion({ name: 'gh_issue', arguments: '{}' }) });
-    await openai.chat.completions.create(request({ function_call: { name: 'github/create_issue' } }));
+    await openai.chat.completions.create(
+      request({ function_call: { name: 'github/create_issue' } }),
+    );
     expect((upstream.requests.at(-1) as { function_call: unknown }).function_call).toEqual({
       name: 'gh_issue',
     });

@@ -144,7 +144,8 @@ export class MediatingProxy {
       mediation = mediateRequest(active.compiled, { surface, body, identity: claims });
     } catch (error) {
       if (error instanceof ValidationError) {
-        const details = error instanceof UnsupportedRequestError ? error.providerDetails : undefined;
+        const details =
+          error instanceof UnsupportedRequestError ? error.providerDetails : undefined;
         return this.refuse(reply, surface, 400, error.message, details);
       }
       if (error instanceof IdentityRejected) return this.refuse(reply, surface, 403, error.message);

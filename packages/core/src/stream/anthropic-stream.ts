@@ -150,7 +150,8 @@ export function createAnthropicStreamMediator(ctx: ResponseContext): StreamMedia
     for (const hosted of enforced.evidence.hosted_tool_events) {
       evidence.hosted_tool_events.push(hosted);
       // Its result may still come as a block of the stream: it goes with its call.
-      if (hosted.policy_state === 'blocked' && hosted.id !== undefined) blockedHosted.add(hosted.id);
+      if (hosted.policy_state === 'blocked' && hosted.id !== undefined)
+        blockedHosted.add(hosted.id);
     }
     const kept = (enforced.body as JsonObject).content as JsonObject[];
     nextIndex = kept.length;

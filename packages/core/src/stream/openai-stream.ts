@@ -219,7 +219,9 @@ export function createOpenAIStreamMediator(ctx: ResponseContext): StreamMediator
     if (isJsonObject(chunk) && chunk.error != null) {
       // The openai SDK throws on an `error` chunk; only the error object goes on, so an error
       // is no way around the policy.
-      out.push(serializeSse({ ...event, data: sanitizeProviderError('openai-chat', 500, event.data) }));
+      out.push(
+        serializeSse({ ...event, data: sanitizeProviderError('openai-chat', 500, event.data) }),
+      );
       return;
     }
     if (!isJsonObject(chunk) || !Array.isArray(chunk.choices) || !needsWork(chunk.choices)) {
