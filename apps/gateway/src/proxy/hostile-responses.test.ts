@@ -229,15 +229,28 @@ describe('tool calls inside a provider error', () => {
     });
   });
 
+  /** The agent's raw bytes: the openai SDK exposes only `error` of a body, not the rest. */
+  async function rawOpenAI(stream: boolean): Promise<{ status: number; text: string }> {
+    const response = await fetch(`${gw.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer sk-test-FAKE' },
+      body: JSON.stringify({ ...openAIRequest, stream }),
+    });
+    return { status: response.status, text: await response.text() };
+  }
+
   it.each([false, true])('OpenAI 4xx body (stream: %s)', async (stream) => {
     upstream.answer({ status: 422, json: openAIError });
     const error = await openai.chat.completions
       .create({ ...openAIRequest, stream } as never)
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.UnprocessableEntityError);
-    const apiError = error as InstanceType<typeof OpenAI.APIError>;
-    expect(JSON.stringify(apiError.error)).not.toContain(CANARY);
-    expect(apiError.error).toEqual(openAIError.error);
+    expect((error as InstanceType<typeof OpenAI.APIError>).error).toEqual(openAIError.error);
+    upstream.answer({ status: 422, json: openAIError });
+    const raw = await rawOpenAI(stream);
+    expect(raw.status).toBe(422);
+    expect(raw.text).not.toContain(CANARY);
+    expect(JSON.parse(raw.text)).toEqual({ error: openAIError.error });
   });
 
   it('an OpenAI error chunk mid-stream', async () => {
@@ -249,9 +262,10 @@ describe('tool calls inside a provider error', () => {
       }
     })().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(OpenAI.APIError);
-    expect(JSON.stringify((error as InstanceType<typeof OpenAI.APIError>).error)).not.toContain(
-      CANARY,
-    );
+    upstream.answer({ sse: openAISse([openAIError]) });
+    const raw = await rawOpenAI(true);
+    expect(raw.text).not.toContain(CANARY);
+    expect(raw.text).toContain('bad request');
   });
 
   it('an Anthropic error event mid-stream', async () => {
