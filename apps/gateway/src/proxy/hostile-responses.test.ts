@@ -162,7 +162,7 @@ describe('hosted calls naming a hidden tool', () => {
   });
 
   it('strips them from a stream', async () => {
-    const events: Array<{ type: string } & object> = [
+    const events: Array<{ type: string; [key: string]: unknown }> = [
       { type: 'message_start', message: message([], null) },
     ];
     content.forEach((block, index) => {

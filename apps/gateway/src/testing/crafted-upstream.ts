@@ -57,7 +57,9 @@ export async function startCraftedUpstream(): Promise<CraftedUpstream> {
 }
 
 /** SSE text of Anthropic events: `event: type` + `data: {type, ...}` per event. */
-export function anthropicSse(events: ReadonlyArray<{ type: string } & object>): string {
+export function anthropicSse(
+  events: ReadonlyArray<{ type: string; [key: string]: unknown }>,
+): string {
   return events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join('');
 }
 

@@ -172,7 +172,7 @@ describe('request shapes the engine refuses', () => {
     expect((error as ValidationError).causes.map((c) => c.field)).toContain(field);
   });
 
-  it.each([{ type: 'create' }, { type: 'continue', previous_message_id: 'msg_1' }])(
+  it.each<JsonObject>([{ type: 'create' }, { type: 'continue', previous_message_id: 'msg_1' }])(
     'refuses an Anthropic thread (%j) with the provider’s details',
     (thread) => {
       const body = anthropicRequest([anthropicTool('a')], { thread });
