@@ -27,6 +27,23 @@ export class ValidationError extends ToolgateError {
   }
 }
 
+/**
+ * A provider request using a feature the gateway cannot mediate (Anthropic message threads):
+ * refused with the field named, and with the machine-readable `details` the provider itself
+ * would send for an unsupported request, so the official SDK can fall back by itself.
+ */
+export class UnsupportedRequestError extends ValidationError {
+  constructor(
+    kind: string,
+    causes: FieldCause[],
+    /** The provider error's `details` (Anthropic `error.details`), flat values only. */
+    readonly providerDetails: Record<string, string | string[]>,
+  ) {
+    super(kind, causes);
+    this.name = 'UnsupportedRequestError';
+  }
+}
+
 /** Input that cannot be read at all: not JSON/YAML, wrong top-level shape (HTTP 400). */
 export class BadRequestError extends ToolgateError {
   readonly reason = 'BadRequest';

@@ -8,11 +8,14 @@ import {
   jsonObjectUtf8,
   type MediationResult,
   mediateRequest,
+  type ProviderErrorDetails,
   type ReceiptIdentity,
   RequestParser,
   type ResponseEvidence,
   type Surface,
+  sanitizeProviderError,
   scrubSecrets,
+  UnsupportedRequestError,
   ValidationError,
 } from '@toolgate/core';
 import type { Logger } from 'pino';
@@ -143,7 +146,11 @@ export class MediatingProxy {
         );
       mediation = mediateRequest(active.compiled, { surface, body, identity: bound.rules });
     } catch (error) {
-      if (error instanceof ValidationError) return this.refuse(reply, surface, 400, error.message);
+      if (error instanceof ValidationError) {
+        const details =
+          error instanceof UnsupportedRequestError ? error.providerDetails : undefined;
+        return this.refuse(reply, surface, 400, error.message, details);
+      }
       if (error instanceof UnreadableIdentityError)
         return this.refuse(reply, surface, 400, error.message);
       if (error instanceof IdentityRejected) return this.refuse(reply, surface, 403, error.message);
@@ -199,7 +206,7 @@ export class MediatingProxy {
       const headers = passedHeaders(response.headers, {});
       const status = response.statusCode;
       if (status >= 400) {
-        payload = text;
+        payload = sanitizeProviderError(surface, status, text);
         finished = { status, headers, error: scrubSecrets(errorMessage(text)), upstreamMs };
       } else {
         const parsed = safeJson(text);
@@ -244,7 +251,10 @@ export class MediatingProxy {
       const error =
         response.statusCode >= 400 ? scrubSecrets(errorMessage(text)) : 'upstream did not stream';
       const status = response.statusCode >= 400 ? response.statusCode : 502;
-      const payload = status === 502 ? providerErrorJson(surface, 502, error) : text;
+      const payload =
+        status === 502
+          ? providerErrorJson(surface, 502, error)
+          : sanitizeProviderError(surface, status, text);
       return this.answerJson(record, reply, payload, {
         status,
         headers,
@@ -375,9 +385,15 @@ export class MediatingProxy {
     };
   }
 
-  private refuse(reply: ServerResponse, surface: Surface, status: number, message: string): void {
+  private refuse(
+    reply: ServerResponse,
+    surface: Surface,
+    status: number,
+    message: string,
+    details?: ProviderErrorDetails,
+  ): void {
     this.deps.metrics.requests.inc({ surface, status: String(status) });
-    sendJson(reply, status, providerErrorJson(surface, status, message));
+    sendJson(reply, status, providerErrorJson(surface, status, message, details));
   }
 
   private countBlocked(surface: Surface, evidence: ResponseEvidence): void {

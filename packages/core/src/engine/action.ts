@@ -1,7 +1,7 @@
 import { hashLenient } from '../hash/hash.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import type { MetaTool } from '../resources/mediation-policy.ts';
-import { DEFAULT_META_TOOLS, resolveMetaCall } from './meta-tools.ts';
+import { DEFAULT_META_TOOLS, resolveMetaCall, splitQualifiedName } from './meta-tools.ts';
 import { DEFAULT_REDACTED_KEYS, redactValue } from './redact.ts';
 
 export interface ActionIdentity {
@@ -90,10 +90,8 @@ export function actionId(
  * a meta-tool call carrying `{server, tool}`.
  */
 function mcpTarget(name: string): { server: string; qualifiedName: string } | undefined {
-  const match = /^mcp__(.+?)__(.+)$/.exec(name) ?? /^([^/]+)\/(.+)$/.exec(name);
-  if (!match) return undefined;
-  const [, server, tool] = match as unknown as [string, string, string];
-  return { server, qualifiedName: `${server}/${tool}` };
+  const target = splitQualifiedName(name);
+  return target && { server: target.server, qualifiedName: `${target.server}/${target.tool}` };
 }
 
 /** Tool-call arguments as JSON: OpenAI sends a JSON string, Anthropic an object. */

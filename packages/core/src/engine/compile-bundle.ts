@@ -57,6 +57,12 @@ export interface CompiledRule {
   appliesTo(facts: RequestFacts): boolean;
   /** True when the rule's tool selectors (name, declared_by) accept the tool. */
   matchesTool(name: string, declaredBy: DeclaredBy): boolean;
+  /**
+   * {@link matchesTool} with the name compared without regard to letter case: for names the
+   * model wrote (meta-tool targets, hosted calls), where `Delete_Repo` must not slip past a rule
+   * written for `delete_repo`.
+   */
+  matchesToolIgnoringCase(name: string, declaredBy: DeclaredBy): boolean;
 }
 
 /** A bundle validated and prepared once, then used for every request. */
@@ -144,6 +150,8 @@ export function compileBundle(input: BundleInput): CompiledBundle {
 function compileRule(policy: string, mode: MediationMode, rule: MediationRule): CompiledRule {
   const { match } = rule;
   const name = match.name === undefined ? undefined : compileNamePattern(match.name);
+  const looseName =
+    match.name === undefined ? undefined : compileNamePattern(match.name, { ignoreCase: true });
   const declaredBy = toSet(match.declared_by);
   const providers = toSet(match.provider);
   const model = match.model === undefined ? undefined : compileNamePattern(match.model);
@@ -167,6 +175,9 @@ function compileRule(policy: string, mode: MediationMode, rule: MediationRule): 
       identitySelectorMatches(session, 'session', facts.identity, restricting),
     matchesTool: (toolName, toolDeclaredBy) =>
       (name === undefined || name(toolName)) &&
+      (declaredBy === undefined || declaredBy.has(toolDeclaredBy)),
+    matchesToolIgnoringCase: (toolName, toolDeclaredBy) =>
+      (looseName === undefined || looseName(toolName)) &&
       (declaredBy === undefined || declaredBy.has(toolDeclaredBy)),
   };
 }

@@ -143,6 +143,7 @@ describe('resolveMetaCall', () => {
   it.each([
     ['mcp_tool', { server: 's', tool: 't' }, 's/t'],
     ['mcp_tool', { server: 's' }, undefined],
+    ['mcp_tool', { tool: 's/t' }, 's/t'],
     ['mcp_tool', 'not an object', undefined],
     ['other', { server: 's', tool: 't' }, undefined],
   ])('%s %j → %s', (name, args, expected) => {

@@ -22,6 +22,7 @@ import type { RequestTool, SurfaceAdapter } from './request-tool.ts';
 import { createResponseContext, type MediatedTool } from './response-decisions.ts';
 import { anthropicMessagesAdapter } from './surfaces/anthropic-messages.ts';
 import { openAIChatAdapter } from './surfaces/openai-chat.ts';
+import { openAIFunctionsAdapter } from './surfaces/openai-functions.ts';
 import { appendDescription, mergeSchema, replacementParts } from './tool-schema.ts';
 
 export interface MediationInput {
@@ -58,6 +59,14 @@ const ADAPTERS: Record<Surface, SurfaceAdapter> = {
   'openai-chat': openAIChatAdapter,
   'anthropic-messages': anthropicMessagesAdapter,
 };
+
+/** The adapter for the request's shape: OpenAI's legacy `functions` has its own. */
+function adapterFor(surface: Surface, body: JsonObject): SurfaceAdapter {
+  if (surface === 'openai-chat' && body.functions !== undefined && body.functions !== null) {
+    return openAIFunctionsAdapter;
+  }
+  return ADAPTERS[surface];
+}
 const REQUEST_KIND: Record<Surface, string> = {
   'openai-chat': 'ChatCompletionRequest',
   'anthropic-messages': 'MessagesRequest',
@@ -78,12 +87,12 @@ interface Entry extends MediatedTool {
  * {@link ValidationError} (with field paths) for requests it cannot read.
  */
 export function mediateRequest(bundle: CompiledBundle, input: MediationInput): MediationResult {
-  const adapter = ADAPTERS[input.surface];
   const kind = REQUEST_KIND[input.surface];
   const body = input.body;
   if (!isJsonObject(body)) {
     throw new ValidationError(kind, [{ field: '(root)', message: 'must be a JSON object' }]);
   }
+  const adapter = adapterFor(input.surface, body);
   if (typeof body.model !== 'string' || body.model === '') {
     throw new ValidationError(kind, [{ field: 'model', message: 'is required' }]);
   }
@@ -94,7 +103,7 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
   };
   const tools = [...adapter.readTools(body), ...hostedTools(adapter, input.hostedTools ?? [])];
   const applicable = bundle.rules.filter((rule) => rule.appliesTo(facts));
-  const catalog = memoizedCatalog(bundle, input.surface, body, tools, applicable, kind);
+  const catalog = memoizedCatalog(bundle, adapter, body, tools, applicable, kind);
   return {
     body: catalog.changed ? writeRequest(body, catalog, adapter) : body,
     changed: catalog.changed,
@@ -137,25 +146,25 @@ export interface CatalogOutcome {
  */
 function memoizedCatalog(
   bundle: CompiledBundle,
-  surface: Surface,
+  adapter: SurfaceAdapter,
   body: JsonObject,
   tools: ReadonlyArray<RequestTool>,
   applicable: ReadonlyArray<CompiledRule>,
   kind: string,
 ): CatalogOutcome {
-  if (!bundle.memo.enabled) return mediateCatalog(bundle, surface, tools, applicable, kind);
+  if (!bundle.memo.enabled) return mediateCatalog(bundle, adapter, tools, applicable, kind);
   let catalog: { text: string; list?: object };
   try {
-    catalog = catalogOf(body, tools);
+    catalog = catalogOf(body[adapter.listKey], tools);
   } catch {
     // Not JSON at all (a cycle): let the uncached path report it as a validation error.
-    return mediateCatalog(bundle, surface, tools, applicable, kind);
+    return mediateCatalog(bundle, adapter, tools, applicable, kind);
   }
-  const variant = `${surface}|${tools.map((t) => t.origin).join(',')}|${applicable.map((r) => r.key).join('\u0001')}`;
+  const variant = `${adapter.shape}|${tools.map((t) => t.origin).join(',')}|${applicable.map((r) => r.key).join('\u0001')}`;
   const outcome = bundle.memo.catalog(catalog, variant, () => {
     const copies = JSON.parse(catalog.text) as JsonObject[];
     const owned = tools.map((tool, i) => ({ ...tool, raw: copies[i] as JsonObject }));
-    return mediateCatalog(bundle, surface, owned, applicable, kind);
+    return mediateCatalog(bundle, adapter, owned, applicable, kind);
   });
   rememberJsonText(outcome.declarations);
   return outcome;
@@ -163,15 +172,14 @@ function memoizedCatalog(
 
 /**
  * The tools' declarations as the memo's key: their `JSON.stringify` text, and the frozen array
- * it is the text of, if any. When they are exactly the elements of the request's `tools` array
- * and that array's text is known (a list {@link RequestParser} has seen before), that text is
- * it: the array's serialization is its elements' serializations.
+ * it is the text of, if any. When they are exactly the elements of the request's `tools` (or
+ * `functions`) array and that array's text is known (a list {@link RequestParser} has seen
+ * before), that text is it: the array's serialization is its elements' serializations.
  */
 function catalogOf(
-  body: JsonObject,
+  list: JsonValue | undefined,
   tools: ReadonlyArray<RequestTool>,
 ): { text: string; list?: object } {
-  const list = body.tools;
   if (
     Array.isArray(list) &&
     list.length === tools.length &&
@@ -185,17 +193,17 @@ function catalogOf(
 
 function mediateCatalog(
   bundle: CompiledBundle,
-  surface: Surface,
+  adapter: SurfaceAdapter,
   tools: ReadonlyArray<RequestTool>,
   applicable: ReadonlyArray<CompiledRule>,
   kind: string,
 ): CatalogOutcome {
-  const adapter = ADAPTERS[surface];
+  const { surface } = adapter;
   const cache = bundle.memo;
   const known = tools.map((tool, index) => identifyOriginal(tool, index, kind, cache));
   const fresh = () => tools.map((tool, i) => newEntry(tool, known[i] as KnownDeclaration));
   const rewrites: Rewriter = (entry, ruleKey, build) =>
-    setDeclaration(entry, cache.rewrite(`${surface}\u0000${ruleKey}`, entry.key, build));
+    setDeclaration(entry, cache.rewrite(`${adapter.shape}\u0000${ruleKey}`, entry.key, build));
 
   const enforced = applicable.filter((rule) => rule.mode !== 'observe');
   const entries = fresh();
@@ -251,10 +259,15 @@ function identifyOriginal(
 ): KnownDeclaration {
   const known = cache.identify(tool.raw);
   if (known !== undefined) return known;
-  const field = tool.origin === 'tools' ? `tools[${index}]` : tool.origin;
+  const field = isListed(tool) ? `${tool.origin}[${index}]` : tool.origin;
   throw new ValidationError(kind, [
     { field, message: 'must be valid I-JSON (no lone surrogates or non-finite numbers)' },
   ]);
+}
+
+/** The agent's own callable declarations: `tools`, or legacy `functions`. */
+function isListed(tool: RequestTool): boolean {
+  return tool.origin === 'tools' || tool.origin === 'functions';
 }
 
 function newEntry(tool: RequestTool, known: KnownDeclaration): Entry {
@@ -268,7 +281,7 @@ function newEntry(tool: RequestTool, known: KnownDeclaration): Entry {
     originalHash: known.hash,
     state: 'allowed',
     visible: true,
-    inTools: tool.origin === 'tools' || tool.origin === 'hosted',
+    inTools: isListed(tool) || tool.origin === 'hosted',
     providerName: tool.name,
   };
 }
@@ -457,7 +470,7 @@ function catalogEdits(catalog: CatalogOutcome): CatalogEdits {
   const visible = entries.filter((e) => e.inTools && e.visible);
   const renames = new Map<string, string>();
   for (const e of visible) {
-    if (e.tool.origin === 'tools' && e.tool.kind === 'function' && e.providerName !== e.tool.name) {
+    if (isListed(e.tool) && e.tool.kind === 'function' && e.providerName !== e.tool.name) {
       renames.set(e.tool.name, e.providerName);
     }
   }
@@ -465,7 +478,7 @@ function catalogEdits(catalog: CatalogOutcome): CatalogEdits {
     visible,
     renames,
     hiddenRequestLevel: entries
-      .filter((e) => e.tool.origin !== 'tools' && e.tool.origin !== 'hosted')
+      .filter((e) => !isListed(e.tool) && e.tool.origin !== 'hosted')
       .filter((e) => !e.visible || e.inTools)
       .map((e) => e.tool),
   };

@@ -1,5 +1,5 @@
 import type { JsonObject, JsonValue } from '../json/json-value.ts';
-import type { DeclaredBy, ExecutedBy } from '../resources/vocabulary.ts';
+import type { DeclaredBy, ExecutedBy, Surface } from '../resources/vocabulary.ts';
 
 /** A tool as the engine sees it, whatever surface it came from. */
 export interface RequestTool {
@@ -16,11 +16,15 @@ export interface RequestTool {
   /** The declaration exactly as the agent (or the gateway) sent it; its hash is the schema hash. */
   readonly raw: JsonObject;
   /**
-   * Where it lives in the request: the `tools` array, or a request-level field such as OpenAI's
-   * `web_search_options` or Anthropic's `mcp_servers[]`, or a gateway-hosted tool.
+   * Where it lives in the request: the `tools` array (or OpenAI's legacy `functions`, which the
+   * engine treats the same), a request-level field such as OpenAI's `web_search_options` or
+   * Anthropic's `mcp_servers[]`, or a gateway-hosted tool.
    */
-  readonly origin: 'tools' | 'web_search_options' | 'mcp_servers' | 'hosted';
-  /** Position within its origin (`tools[index]`, `mcp_servers[index]`, hosted tool index). */
+  readonly origin: 'tools' | 'functions' | 'web_search_options' | 'mcp_servers' | 'hosted';
+  /**
+   * Position within its origin (`tools[index]`, `functions[index]`, `mcp_servers[index]`,
+   * hosted tool index).
+   */
   readonly index: number;
 }
 
@@ -43,6 +47,14 @@ export type ToolChoice =
 
 /** Everything surface-specific the engine needs: reading and writing one provider's request. */
 export interface SurfaceAdapter {
+  readonly surface: Surface;
+  /**
+   * The request shape this adapter reads and writes (`openai-chat`, `openai-chat/functions`, …):
+   * part of every memo key, since the same rule writes a declaration differently per shape.
+   */
+  readonly shape: string;
+  /** The request field holding the callable declarations: `tools`, or legacy `functions`. */
+  readonly listKey: 'tools' | 'functions';
   /** Reads every tool in the request, or throws a ValidationError with field paths. */
   readTools(body: JsonObject): RequestTool[];
   functionParts(raw: JsonObject): FunctionParts;

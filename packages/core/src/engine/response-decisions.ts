@@ -1,12 +1,12 @@
 import { hashLenient } from '../hash/hash.ts';
 import type { JsonObject, JsonValue } from '../json/json-value.ts';
 import type { HostedToolEvidence, ToolCallEvidence } from '../receipt/receipt-schema.ts';
-import type { Fidelity, PolicyState, Surface } from '../resources/vocabulary.ts';
+import type { DeclaredBy, Fidelity, PolicyState, Surface } from '../resources/vocabulary.ts';
 import type { HostedEventInput, ResponseContext } from '../response/response-context.ts';
 import { normalizeAction, parseArguments } from './action.ts';
 import type { CompiledBundle, RequestFacts } from './compile-bundle.ts';
 import { derivedFromFrozen } from './mediation-memo.ts';
-import { resolveMetaCall } from './meta-tools.ts';
+import { readMetaCall } from './meta-tools.ts';
 import { redactValue } from './redact.ts';
 import type { RequestTool } from './request-tool.ts';
 
@@ -62,6 +62,8 @@ interface CallableTools {
   callable: ReadonlyMap<string, MediatedTool>;
   /** Agent and provider names of hidden tools (a call to one is blocked as `hidden`). */
   hiddenNames: ReadonlySet<string>;
+  /** Agent and provider names of function tools: the agent runs them, never the provider. */
+  functionNames: ReadonlySet<string>;
 }
 
 /** Per tool list: a memoized catalog's list is shared by every request that sends it. */
@@ -70,21 +72,72 @@ const CALLABLE = new WeakMap<ReadonlyArray<MediatedTool>, CallableTools>();
 function callableTools(tools: ReadonlyArray<MediatedTool>): CallableTools {
   const callable = new Map<string, MediatedTool>();
   const hiddenNames = new Set<string>();
+  const functionNames = new Set<string>();
   for (const t of tools) {
     if (!t.inTools) continue;
+    if (t.type === 'function') functionNames.add(t.tool.name).add(t.providerName);
     if (t.visible) callable.set(t.providerName, t);
     else hiddenNames.add(t.tool.name).add(t.providerName);
   }
-  return { callable, hiddenNames };
+  return { callable, hiddenNames, functionNames };
+}
+
+/**
+ * The MCP connector server a hosted MCP event belongs to: by server name when the event names
+ * one, otherwise (a result, which names none) the first server offered.
+ */
+function mcpServerOf(
+  tools: ReadonlyArray<MediatedTool>,
+  server: string | undefined,
+): MediatedTool | undefined {
+  const servers = tools.filter((t) => t.tool.origin === 'mcp_servers');
+  if (server !== undefined) return servers.find((t) => t.tool.name === server);
+  return servers.find(isLiveServer) ?? servers[0];
+}
+
+/** Offered as an MCP connector server (not hidden, not replaced by a function tool). */
+function isLiveServer(server: MediatedTool): boolean {
+  return server.visible && !server.inTools;
 }
 
 /** Builds the response-side judge for one mediated request. */
 export function createResponseContext(input: ResponseContextInput): ResponseContext {
   const { bundle, facts } = input;
-  const { callable, hiddenNames } = derivedFromFrozen(CALLABLE, input.tools, callableTools);
+  const { callable, hiddenNames, functionNames } = derivedFromFrozen(
+    CALLABLE,
+    input.tools,
+    callableTools,
+  );
   const hideRules = bundle.rules.filter(
     (r) => r.mode !== 'observe' && r.rule.action === 'hide' && r.appliesTo(facts),
   );
+  /**
+   * The hide rule a model-written name falls under, by any of its forms (`server/tool`, `tool`),
+   * letter case ignored: a name differing from a hidden one only by case is refused, not
+   * guessed to be another tool.
+   */
+  const hidingRule = (names: ReadonlyArray<string>, declaredBy: DeclaredBy) =>
+    hideRules.find((r) => names.some((n) => r.matchesToolIgnoringCase(n, declaredBy)));
+
+  /**
+   * Whether a provider-hosted call must not reach the agent although its tool was offered (or
+   * was never declared at all): it names a hidden tool or a tool the agent itself executes (a
+   * function tool dressed up as a server call), a hide rule covers it, or an MCP connector call
+   * names a server the request did not offer. Results carry no name: they follow their call.
+   */
+  function hostedCallRefused(event: HostedEventInput, toolName: string, isMcp: boolean): boolean {
+    if (event.name === undefined) return false;
+    if (isMcp) {
+      if (event.server === undefined || mcpServerOf(input.tools, event.server) === undefined) {
+        return true;
+      }
+      const tool = event.name.slice(event.server.length + 1);
+      return hidingRule([event.name, tool], 'mcp') !== undefined;
+    }
+    const names = [...new Set([event.name, toolName])];
+    if (names.some((n) => hiddenNames.has(n) || functionNames.has(n))) return true;
+    return hidingRule(names, 'provider') !== undefined;
+  }
 
   return {
     surface: input.surface,
@@ -104,15 +157,17 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
         policy_state = 'blocked';
         reason = hiddenNames.has(providerName) ? 'hidden' : 'not_declared';
       } else {
-        const meta = resolveMetaCall(name, parsed, bundle.metaTools);
-        const rule =
-          meta &&
-          hideRules.find(
-            (r) => r.matchesTool(meta.qualifiedName, 'mcp') || r.matchesTool(meta.tool, 'mcp'),
-          );
-        if (rule) {
+        const meta = readMetaCall(name, parsed, bundle.metaTools);
+        if (meta !== undefined && 'problem' in meta) {
+          // A wrapper call whose target cannot be told is never released unjudged.
           policy_state = 'blocked';
-          reason = `rule:${rule.rule.id}`;
+          reason = `meta_${meta.problem}`;
+        } else if (meta !== undefined) {
+          const rule = hidingRule([meta.qualifiedName, meta.tool], 'mcp');
+          if (rule) {
+            policy_state = 'blocked';
+            reason = `rule:${rule.rule.id}`;
+          }
         }
       }
       return {
@@ -136,11 +191,11 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
           HOSTED_TOOL_NAME[event.name ?? ''] ??
           event.name ??
           event.providerType);
-      const declared = input.tools.find((t) =>
-        isMcp
-          ? t.tool.origin === 'mcp_servers'
-          : t.tool.kind === 'provider' && t.tool.name === toolName && t.type !== 'function',
-      );
+      const declared = isMcp
+        ? mcpServerOf(input.tools, event.server)
+        : input.tools.find(
+            (t) => t.tool.kind === 'provider' && t.tool.name === toolName && t.type !== 'function',
+          );
       const capability =
         declared?.tool.capability ??
         (isMcp ? 'wardwright.mcp_tool.v1' : HOSTED_CAPABILITY[toolName]) ??
@@ -148,10 +203,11 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
       const fidelity: Fidelity = declared ? input.fidelityOf(declared) : 'opaque';
       let policy_state: HostedToolEvidence['policy_state'] = 'opaque';
       if (declared) {
-        const anyVisible = isMcp
-          ? input.tools.some((t) => t.tool.origin === 'mcp_servers' && t.visible && !t.inTools)
-          : declared.visible;
-        policy_state = anyVisible ? 'allowed' : 'blocked';
+        const live = isMcp ? isLiveServer(declared) : declared.visible;
+        policy_state = live ? 'allowed' : 'blocked';
+      }
+      if (policy_state !== 'blocked' && hostedCallRefused(event, toolName, isMcp)) {
+        policy_state = 'blocked';
       }
       return {
         ...(event.id !== undefined ? { id: event.id } : {}),

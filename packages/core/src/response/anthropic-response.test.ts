@@ -257,6 +257,7 @@ describe('enforceAnthropicResponse', () => {
         id: 'mcptoolu_1',
         providerType: 'mcp_tool_use',
         name: 'github/delete_repo',
+        server: 'github',
         input: { repo: 'x' },
       },
       { id: 'mcptoolu_1', providerType: 'mcp_tool_result' },

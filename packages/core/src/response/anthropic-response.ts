@@ -59,6 +59,7 @@ export function describeAnthropicHostedBlock(
       event.name =
         typeof block.server_name === 'string' ? `${block.server_name}/${block.name}` : block.name;
     }
+    if (typeof block.server_name === 'string') event.server = block.server_name;
     if (block.input !== undefined) event.input = block.input;
     return ctx.describeHostedEvent(event);
   }

@@ -11,4 +11,10 @@ export {
   enforceOpenAIResponse,
   type OpenAICallDecision,
 } from './openai-response.ts';
+export {
+  type ProviderErrorDetails,
+  providerError,
+  providerErrorJson,
+  sanitizeProviderError,
+} from './provider-error.ts';
 export type { HostedEventInput, ResponseContext } from './response-context.ts';

@@ -26,8 +26,13 @@ export interface HostedEventInput {
   id?: string;
   /** `server_tool_use`, `mcp_tool_use`, `web_search_tool_result`, `url_citation`, … */
   providerType: string;
-  /** Tool name for `*_tool_use` blocks (`web_search`, `code_execution`, …). */
+  /**
+   * Tool name for `*_tool_use` blocks (`web_search`, `code_execution`, …); for an MCP connector
+   * call `server/tool`.
+   */
   name?: string;
+  /** The MCP connector server an `mcp_tool_use` names (`server_name`). */
+  server?: string;
   input?: unknown;
   sources?: string[];
   error?: string;

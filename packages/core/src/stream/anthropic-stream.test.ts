@@ -527,3 +527,53 @@ describe('createAnthropicStreamMediator', () => {
     expect(feedAll(ctx, [odd]).output).toBe('');
   });
 });
+
+describe('blocks and errors in odd places', () => {
+  it('judges the blocks a message_start carries, and numbers the stream’s after them', () => {
+    const { ctx } = fakeContext('anthropic-messages', CONTEXT);
+    const blocked = {
+      type: 'tool_use',
+      id: BLOCKED.id,
+      name: BLOCKED.name,
+      input: { qz_payload: 1 },
+    };
+    const renamed = { type: 'tool_use', id: 'toolu_r', name: 'mcp__fs__read', input: {} };
+    const start = event('message_start', { message: { ...MESSAGE, content: [blocked, renamed] } });
+    const result = feedAll(ctx, [start + textBlock(0, ['hi']) + messageEnd('tool_use')]);
+    for (const leak of LEAKS) expect(result.output).not.toContain(leak);
+    const snapshot = accumulate(result.output);
+    expect(snapshot.content).toEqual([
+      { ...renamed, name: 'fs/read' },
+      { type: 'text', text: 'hi' },
+    ]);
+    expect(snapshot.stop_reason).toBe('tool_use');
+    expect(result.evidence.tool_calls.map((c) => c.policy_state)).toEqual(['blocked', 'allowed']);
+  });
+
+  it('turns stop_reason tool_use into end_turn when message_start held the only call', () => {
+    const { ctx } = fakeContext('anthropic-messages', CONTEXT);
+    const blocked = { type: 'tool_use', id: BLOCKED.id, name: BLOCKED.name, input: {} };
+    const start = event('message_start', { message: { ...MESSAGE, content: [blocked] } });
+    const snapshot = accumulate(feedAll(ctx, [start + messageEnd('tool_use')]).output);
+    expect(snapshot.content).toEqual([]);
+    expect(snapshot.stop_reason).toBe('end_turn');
+  });
+
+  it('passes only the error object of an error event', () => {
+    const { ctx } = fakeContext('anthropic-messages', CONTEXT);
+    const error = event('error', {
+      error: {
+        type: 'overloaded_error',
+        message: 'Overloaded',
+        details: { block: { name: BLOCKED.name } },
+      },
+      content: [{ type: 'tool_use', id: BLOCKED.id, name: BLOCKED.name, input: {} }],
+    });
+    const { output } = feedAll(ctx, [messageStart + error]);
+    for (const leak of LEAKS) expect(output).not.toContain(leak);
+    expect(parsedEvents(output).at(-1)).toEqual({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'Overloaded' },
+    });
+  });
+});

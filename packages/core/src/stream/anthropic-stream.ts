@@ -5,9 +5,11 @@ import {
   classifyAnthropicBlock,
   decideAnthropicToolUse,
   describeAnthropicHostedBlock,
+  enforceAnthropicResponse,
   hostedBlockId,
   STOP_REASON_CHANGE,
 } from '../response/anthropic-response.ts';
+import { sanitizeProviderError } from '../response/provider-error.ts';
 import type { ResponseContext } from '../response/response-context.ts';
 import {
   driveStreamMediator,
@@ -16,6 +18,8 @@ import {
   serializeJsonSse,
   serializeSse,
 } from './sse.ts';
+
+const SURFACE = 'anthropic-messages';
 
 /** An upstream event with its parsed JSON. */
 interface ParsedEvent {
@@ -131,6 +135,34 @@ export function createAnthropicStreamMediator(ctx: ResponseContext): StreamMedia
     for (const index of [...held.keys()]) settle(index, undefined, out);
   }
 
+  /**
+   * `message_start` normally carries an empty `content`, but the SDKs accumulate whatever it
+   * holds: a block there (a `tool_use`, a hosted call) is judged like one in a complete message,
+   * and the blocks that stay take the first indices, so the stream's own blocks follow them.
+   */
+  function enforceMessageStart(parsed: ParsedEvent): string {
+    const message = parsed.data.message;
+    if (!isJsonObject(message) || !Array.isArray(message.content) || message.content.length === 0) {
+      return serializeSse(parsed.event);
+    }
+    const enforced = enforceAnthropicResponse(message, ctx);
+    evidence.tool_calls.push(...enforced.evidence.tool_calls);
+    for (const hosted of enforced.evidence.hosted_tool_events) {
+      evidence.hosted_tool_events.push(hosted);
+      // Its result may still come as a block of the stream: it goes with its call.
+      if (hosted.policy_state === 'blocked' && hosted.id !== undefined)
+        blockedHosted.add(hosted.id);
+    }
+    const kept = (enforced.body as JsonObject).content as JsonObject[];
+    nextIndex = kept.length;
+    toolUsesReleased = kept.filter((b) => isJsonObject(b) && b.type === 'tool_use').length;
+    if (enforced.body === message) return serializeSse(parsed.event);
+    return serializeSse({
+      ...parsed.event,
+      data: JSON.stringify({ ...parsed.data, message: enforced.body }),
+    });
+  }
+
   function handleEvent(event: SseEvent, out: string[]) {
     const data = event.comment === undefined ? parseJson(event.data) : undefined;
     if (!isJsonObject(data)) {
@@ -141,13 +173,14 @@ export function createAnthropicStreamMediator(ctx: ResponseContext): StreamMedia
     const type = typeof data.type === 'string' ? data.type : event.event;
     const index = typeof data.index === 'number' ? data.index : undefined;
     switch (type) {
-      case 'message_start':
+      case 'message_start': {
         settleAll(out);
         passing.clear();
         nextIndex = 0;
         toolUsesReleased = 0;
-        out.push(serializeSse(event));
+        out.push(enforceMessageStart(parsed));
         return;
+      }
       case 'content_block_start': {
         const block = data.content_block;
         if (index === undefined || !isJsonObject(block)) return; // unusable: never leak it
@@ -201,6 +234,10 @@ export function createAnthropicStreamMediator(ctx: ResponseContext): StreamMedia
       case 'message_stop':
         settleAll(out);
         break;
+      case 'error':
+        // Only the error object goes on: an error event is no way around the policy.
+        out.push(serializeSse({ ...event, data: sanitizeProviderError(SURFACE, 500, event.data) }));
+        return;
       default:
         break;
     }

@@ -554,3 +554,37 @@ describe('certainlyNoWork (text deltas pass without being parsed)', () => {
     );
   });
 });
+
+describe('errors and legacy function calls in a stream', () => {
+  it('passes only the error object of an error chunk', () => {
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
+    const hostile = {
+      error: { message: 'boom', type: 'server_error' },
+      choices: [{ index: 0, delta: first(0, BLOCKED.id, BLOCKED.name), finish_reason: null }],
+    };
+    const { output } = feedAll(ctx, [sse([chunk({ content: 'a' }), hostile])]);
+    for (const leak of LEAKS) expect(output).not.toContain(leak);
+    expect(dataOf(output)[1]).toEqual({ error: { message: 'boom', type: 'server_error' } });
+  });
+
+  it('holds a legacy function_call, renames it back and releases it whole', () => {
+    const { ctx } = fakeContext('openai-chat', CONTEXT);
+    const output = feedAll(ctx, [
+      sse([
+        chunk({ role: 'assistant', function_call: { name: 'mcp__weather__get', arguments: '' } }),
+        chunk({ function_call: { arguments: '{"city":' } }),
+        chunk({ function_call: { arguments: '"Paris"}' } }),
+        chunk({}, 'function_call'),
+      ]),
+    ]).output;
+    const calls = dataOf(output).flatMap((d) =>
+      typeof d === 'string' ? [] : (((d.choices as Json[])[0]?.delta as Json)?.function_call ?? []),
+    );
+    expect(calls).toEqual([{ name: 'weather/get', arguments: '{"city":"Paris"}' }]);
+  });
+
+  it('needs to parse an event that may be an error', () => {
+    expect(certainlyNoWork('{"error":{"message":"x"}}')).toBe(false);
+    expect(certainlyNoWork('{"choices":[{"delta":{"content":"an \\"error\\""}}]}')).toBe(true);
+  });
+});

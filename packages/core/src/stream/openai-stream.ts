@@ -6,6 +6,7 @@ import {
   finishReasonChange,
   isToolFinishReason,
 } from '../response/openai-response.ts';
+import { sanitizeProviderError } from '../response/provider-error.ts';
 import type { ResponseContext } from '../response/response-context.ts';
 import { driveStreamMediator, type SseEvent, type StreamMediator, serializeSse } from './sse.ts';
 
@@ -215,6 +216,14 @@ export function createOpenAIStreamMediator(ctx: ResponseContext): StreamMediator
     }
     // Text deltas that certainly need nothing are passed on without being parsed.
     const chunk = certainlyNoWork(event.data) ? undefined : parseJson(event.data);
+    if (isJsonObject(chunk) && chunk.error != null) {
+      // The openai SDK throws on an `error` chunk; only the error object goes on, so an error
+      // is no way around the policy.
+      out.push(
+        serializeSse({ ...event, data: sanitizeProviderError('openai-chat', 500, event.data) }),
+      );
+      return;
+    }
     if (!isJsonObject(chunk) || !Array.isArray(chunk.choices) || !needsWork(chunk.choices)) {
       out.push(serializeSse(event));
       return;
@@ -282,9 +291,9 @@ export function needsWork(choices: unknown[]): boolean {
 const FINISH_REASON_KEY = '"finish_reason"';
 
 /**
- * Whether an event's text shows, without parsing it, that {@link needsWork} would be false:
- * no `tool_calls`, `function_call` or `annotations` anywhere in it, and every
- * `"finish_reason"` member `null`. Most chunks of a stream are text deltas, and parsing each
+ * Whether an event's text shows, without parsing it, that {@link needsWork} would be false and
+ * the event is no error: no `tool_calls`, `function_call`, `annotations` or `"error"` anywhere
+ * in it, and every `"finish_reason"` member `null`. Most chunks of a stream are text deltas, and parsing each
  * one cost more than everything else the proxy does with it. Conservative: a `false` only means
  * the event is parsed. Exact where it says `true`: with no `\u` escape in the text, a key can
  * only be written literally, so a key missing from the text is missing from the parsed value;
@@ -296,7 +305,8 @@ export function certainlyNoWork(data: string): boolean {
     data.includes('\\u') ||
     data.includes('tool_calls') ||
     data.includes('function_call') ||
-    data.includes('annotations')
+    data.includes('annotations') ||
+    data.includes('"error"')
   ) {
     return false;
   }

@@ -1,3 +1,4 @@
+import { UnsupportedRequestError } from '../../errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
 import type { ExecutedBy } from '../../resources/vocabulary.ts';
 import type { FunctionParts, RequestTool, SurfaceAdapter } from '../request-tool.ts';
@@ -34,9 +35,15 @@ const NATIVE_TOOL_TYPES: ReadonlyArray<{
 
 /** Anthropic Messages (`POST /v1/messages`). */
 export const anthropicMessagesAdapter: SurfaceAdapter = {
+  surface: 'anthropic-messages',
+  shape: 'anthropic-messages',
+  listKey: 'tools',
+
   readTools(body) {
+    refuseThread(body);
     const problems = new RequestProblems(KIND);
     const tools = LISTS.read(body, problems, () => listTools(body, problems));
+    findToolChanges(body, problems);
     const servers = body.mcp_servers;
     if (servers !== undefined && servers !== null) {
       if (!Array.isArray(servers)) problems.add('mcp_servers', 'must be an array');
@@ -113,6 +120,56 @@ export const anthropicMessagesAdapter: SurfaceAdapter = {
     return out;
   },
 };
+
+/**
+ * Message threads (`thread: {type: "create" | "continue"}`, beta) are refused: a continued turn
+ * carries no `tools` (the provider keeps the thread's), so the gateway could neither show the
+ * provider a mediated tool list nor judge the calls that come back. The refusal carries the
+ * provider's own `thread_unsupported_request` details, on which the official SDK's
+ * `toolRunner` resends the full conversation without `thread`, so tool loops keep working.
+ */
+function refuseThread(body: JsonObject): void {
+  if (body.thread === undefined || body.thread === null) return;
+  throw new UnsupportedRequestError(
+    KIND,
+    [
+      {
+        field: 'thread',
+        message:
+          'message threads are not supported through Toolgate (a continued thread carries no ' +
+          'tools to mediate); send the full conversation without thread',
+      },
+    ],
+    { error_code: 'thread_unsupported_request', unsupported: ['toolgate_tool_mediation'] },
+  );
+}
+
+/**
+ * `tool_addition` / `tool_removal` blocks declare or withdraw tools mid-conversation, past the
+ * `tools` the policy mediates (an inline definition could offer a hidden tool): refused, with
+ * the block's path.
+ */
+function findToolChanges(body: JsonObject, problems: RequestProblems): void {
+  const lists: Array<[string, JsonValue | undefined]> = [['system', body.system]];
+  if (Array.isArray(body.messages)) {
+    body.messages.forEach((message, i) => {
+      if (isJsonObject(message)) lists.push([`messages[${i}].content`, message.content]);
+    });
+  }
+  for (const [path, blocks] of lists) {
+    if (!Array.isArray(blocks)) continue;
+    blocks.forEach((block, j) => {
+      if (isJsonObject(block) && TOOL_CHANGES.has(block.type as string)) {
+        problems.add(
+          `${path}[${j}]`,
+          `${String(block.type)} blocks are not supported through Toolgate; declare tools in tools`,
+        );
+      }
+    });
+  }
+}
+
+const TOOL_CHANGES = new Set(['tool_addition', 'tool_removal']);
 
 /** The tools of `body.tools` (function tools and the provider's own). */
 function listTools(body: JsonObject, problems: RequestProblems): RequestTool[] {

@@ -13,25 +13,18 @@ const LISTS = new ToolListMemo();
 
 /** OpenAI Chat Completions (`POST /v1/chat/completions`). */
 export const openAIChatAdapter: SurfaceAdapter = {
+  surface: 'openai-chat',
+  shape: 'openai-chat',
+  listKey: 'tools',
+
   readTools(body) {
     const problems = new RequestProblems(KIND);
     const tools = LISTS.read(body, problems, () => listTools(body, problems));
-    const webSearch = body.web_search_options;
-    if (webSearch !== undefined && webSearch !== null) {
-      if (!isJsonObject(webSearch)) problems.add('web_search_options', 'must be an object');
-      else
-        tools.push({
-          name: 'web_search',
-          type: 'web_search_options',
-          kind: 'provider',
-          declaredBy: 'provider',
-          executedBy: 'provider',
-          capability: 'wardwright.web_search.v1',
-          raw: webSearch,
-          origin: 'web_search_options',
-          index: 0,
-        });
+    if (body.function_call !== undefined && body.function_call !== null) {
+      // Unread, it would reach the provider unmediated (it may name a hidden tool).
+      problems.add('function_call', 'is only valid with (deprecated) functions; use tool_choice');
     }
+    readWebSearchOptions(body, tools, problems);
     problems.throwIfAny();
     return tools;
   },
@@ -107,6 +100,31 @@ export const openAIChatAdapter: SurfaceAdapter = {
   },
 };
 
+/** OpenAI's `web_search_options`: a request-level provider-hosted tool named `web_search`. */
+export function readWebSearchOptions(
+  body: JsonObject,
+  tools: RequestTool[],
+  problems: RequestProblems,
+): void {
+  const webSearch = body.web_search_options;
+  if (webSearch === undefined || webSearch === null) return;
+  if (!isJsonObject(webSearch)) {
+    problems.add('web_search_options', 'must be an object');
+    return;
+  }
+  tools.push({
+    name: 'web_search',
+    type: 'web_search_options',
+    kind: 'provider',
+    declaredBy: 'provider',
+    executedBy: 'provider',
+    capability: 'wardwright.web_search.v1',
+    raw: webSearch,
+    origin: 'web_search_options',
+    index: 0,
+  });
+}
+
 /** The function and custom tools of `body.tools`. */
 function listTools(body: JsonObject, problems: RequestProblems): RequestTool[] {
   const tools: RequestTool[] = [];
@@ -163,15 +181,33 @@ export function declaredByName(name: string): 'agent' | 'mcp' {
   return name.includes('/') || name.startsWith('mcp__') ? 'mcp' : 'agent';
 }
 
-function renameHistory(message: JsonValue, renames: ReadonlyMap<string, string>): JsonValue {
-  if (!isJsonObject(message) || !Array.isArray(message.tool_calls)) return message;
-  let changed = false;
-  const calls = message.tool_calls.map((call) => {
-    if (!isJsonObject(call) || !isJsonObject(call.function)) return call;
-    const renamed = renames.get(String(call.function.name));
-    if (renamed === undefined) return call;
-    changed = true;
-    return { ...call, function: { ...call.function, name: renamed } };
-  });
-  return changed ? { ...message, tool_calls: calls } : message;
+/**
+ * One history message with tool names renamed for the provider: an assistant's `tool_calls`
+ * and legacy `function_call`, and a legacy `role: "function"` result's `name`.
+ */
+export function renameHistory(message: JsonValue, renames: ReadonlyMap<string, string>): JsonValue {
+  if (!isJsonObject(message)) return message;
+  let out = message;
+  if (Array.isArray(message.tool_calls)) {
+    let changed = false;
+    const calls = message.tool_calls.map((call) => {
+      if (!isJsonObject(call) || !isJsonObject(call.function)) return call;
+      const renamed = renames.get(String(call.function.name));
+      if (renamed === undefined) return call;
+      changed = true;
+      return { ...call, function: { ...call.function, name: renamed } };
+    });
+    if (changed) out = { ...out, tool_calls: calls };
+  }
+  const legacy = message.function_call;
+  const legacyRenamed = isJsonObject(legacy) ? renames.get(String(legacy.name)) : undefined;
+  if (isJsonObject(legacy) && legacyRenamed !== undefined) {
+    out = { ...out, function_call: { ...legacy, name: legacyRenamed } };
+  }
+  const resultRenamed =
+    message.role === 'function' && typeof message.name === 'string'
+      ? renames.get(message.name)
+      : undefined;
+  if (resultRenamed !== undefined) out = { ...out, name: resultRenamed };
+  return out;
 }

@@ -30,9 +30,17 @@ export class RequestProblems {
 export class ToolListMemo {
   private readonly lists = new WeakMap<object, ReadonlyArray<RequestTool>>();
 
-  /** `read()`'s tools, or a copy of what it gave for this frozen array before. */
-  read(body: JsonObject, problems: RequestProblems, read: () => RequestTool[]): RequestTool[] {
-    const list = body.tools;
+  /**
+   * `read()`'s tools, or a copy of what it gave for the frozen array `body[key]` before
+   * (`tools`, or OpenAI's legacy `functions`).
+   */
+  read(
+    body: JsonObject,
+    problems: RequestProblems,
+    read: () => RequestTool[],
+    key: 'tools' | 'functions' = 'tools',
+  ): RequestTool[] {
+    const list = body[key];
     const frozen = Array.isArray(list) && Object.isFrozen(list);
     if (frozen) {
       const known = this.lists.get(list);
@@ -50,18 +58,22 @@ export class ToolListMemo {
   }
 }
 
-/** `body.tools` as an array of objects, recording problems for anything else. */
-export function readToolArray(body: JsonObject, problems: RequestProblems): JsonObject[] {
-  const tools = body.tools;
+/** `body[key]` (`tools` by default) as an array of objects, recording problems for anything else. */
+export function readToolArray(
+  body: JsonObject,
+  problems: RequestProblems,
+  key: 'tools' | 'functions' = 'tools',
+): JsonObject[] {
+  const tools = body[key];
   if (tools === undefined || tools === null) return [];
   if (!Array.isArray(tools)) {
-    problems.add('tools', 'must be an array');
+    problems.add(key, 'must be an array');
     return [];
   }
   const out: JsonObject[] = [];
   tools.forEach((tool, index) => {
     if (isJsonObject(tool)) out.push(tool);
-    else problems.add(`tools[${index}]`, 'must be an object');
+    else problems.add(`${key}[${index}]`, 'must be an object');
   });
   return out;
 }

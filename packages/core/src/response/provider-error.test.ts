@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import { providerError, sanitizeProviderError } from './provider-error.ts';
+
+const CANARY = 'LEAK-CANARY';
+const toolUse = { type: 'tool_use', id: 'toolu_1', name: 'delete_repo', input: { why: CANARY } };
+
+describe('sanitizeProviderError', () => {
+  it('passes a clean error on byte for byte', () => {
+    const openai =
+      '{"error": {"message": "Rate limit", "type": "requests", "param": null, "code": "rate_limit_exceeded"}}';
+    const anthropic =
+      '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_1"}';
+    expect(sanitizeProviderError('openai-chat', 429, openai)).toBe(openai);
+    expect(sanitizeProviderError('anthropic-messages', 529, anthropic)).toBe(anthropic);
+  });
+
+  it('keeps only the OpenAI error object', () => {
+    const body = JSON.stringify({
+      error: {
+        message: 'bad',
+        type: 'invalid_request_error',
+        param: 'tools',
+        code: null,
+        extra: toolUse,
+      },
+      choices: [
+        { message: { tool_calls: [{ function: { name: 'delete_repo', arguments: CANARY } }] } },
+      ],
+    });
+    const out = sanitizeProviderError('openai-chat', 400, body);
+    expect(out).not.toContain(CANARY);
+    expect(JSON.parse(out)).toEqual({
+      error: { message: 'bad', type: 'invalid_request_error', param: 'tools', code: null },
+    });
+  });
+
+  it('keeps only the Anthropic error object, with its flat details', () => {
+    const body = JSON.stringify({
+      type: 'error',
+      error: {
+        type: 'invalid_request_error',
+        message: 'thread',
+        details: {
+          error_code: 'thread_unsupported_request',
+          unsupported: ['thinking'],
+          block: toolUse,
+          list: [toolUse],
+        },
+      },
+      content: [toolUse],
+    });
+    const out = sanitizeProviderError('anthropic-messages', 400, body);
+    expect(out).not.toContain(CANARY);
+    expect(JSON.parse(out)).toEqual({
+      type: 'error',
+      error: {
+        type: 'invalid_request_error',
+        message: 'thread',
+        details: { error_code: 'thread_unsupported_request', unsupported: ['thinking'] },
+      },
+    });
+  });
+
+  it('turns a body that is no provider error into one, scrubbed and bounded', () => {
+    const key = ['sk', 'proj', 'A1b2C3d4E5f6G7h8'].join('-');
+    const html = `<html>bad gateway ${key} ${'x'.repeat(5000)}</html>`;
+    const out = JSON.parse(sanitizeProviderError('openai-chat', 502, html));
+    expect(out.error.type).toBe('api_error');
+    expect(out.error.message).not.toContain(key);
+    expect(out.error.message.length).toBeLessThanOrEqual(2001);
+    const empty = JSON.parse(sanitizeProviderError('anthropic-messages', 404, ''));
+    expect(empty).toEqual(providerError('anthropic-messages', 404, 'HTTP 404'));
+  });
+
+  it('scrubs secrets and lone surrogates from the message', () => {
+    const key = ['sk', 'ant', 'api03', 'Zz9Yy8Xx7Ww6'].join('-');
+    const body = JSON.stringify({
+      error: { message: `Invalid key ${key} \ud800`, type: 'authentication_error' },
+    });
+    const out = sanitizeProviderError('openai-chat', 401, body);
+    expect(out).not.toContain(key);
+    expect(JSON.parse(out).error.message).toBe('Invalid key [REDACTED] \ufffd');
+  });
+});
