@@ -23,7 +23,7 @@ describe('well-formed text', () => {
     expect(illFormedPath({ messages: [{ content: 'ok' }, { content: 'x\udfff' }] })).toBe(
       'messages[1].content',
     );
-    expect(illFormedPath({ metadata: { annotations: { ['k\ud800']: 'v' } } })).toBe(
+    expect(illFormedPath({ metadata: { annotations: { 'k\ud800': 'v' } } })).toBe(
       'metadata.annotations.(key)',
     );
     expect(illFormedPath({ a: [1, null, true, { b: 'fine \u{1f600}' }] })).toBeUndefined();
