@@ -4,6 +4,7 @@ import {
   detectSurface,
   type MediationPolicySpec,
   mediateRequest,
+  type RuleIdentity,
   type Surface,
   type ToolDeclarationInput,
   ValidationError,
@@ -14,6 +15,8 @@ export interface EffectInput {
   request: Record<string, unknown>;
   surface?: Surface;
   hostedTools?: ReadonlyArray<ToolDeclarationInput>;
+  /** The caller rules match against (a replayed receipt's); none: an anonymous caller. */
+  identity?: RuleIdentity;
 }
 
 /**
@@ -32,6 +35,7 @@ export function mediationEffect(input: EffectInput): MediationEffect {
       surface,
       body: input.request,
       ...(input.hostedTools ? { hostedTools: input.hostedTools } : {}),
+      ...(input.identity ? { identity: input.identity } : {}),
     });
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;

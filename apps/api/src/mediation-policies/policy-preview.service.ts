@@ -6,6 +6,7 @@ import {
   NotFoundError,
   parseOrThrow,
   type Receipt,
+  ruleIdentityOfReceipt,
   type Surface,
   ValidationError,
 } from '@toolgate/core';
@@ -36,7 +37,9 @@ export class PolicyPreviewService {
       });
     }
     const replay = await this.requestFromReceipt(input.receiptId as string);
-    return mediationEffect({ spec, ...replay });
+    // The recorded caller, as proven as it was: identity-scoped rules replay as they would apply.
+    const identity = ruleIdentityOfReceipt(replay.identity, spec.headerClaims ?? 'untrusted');
+    return mediationEffect({ spec, ...replay, identity });
   }
 
   /**
@@ -82,6 +85,7 @@ export class PolicyPreviewService {
       request,
       surface: receipt.surface as Surface,
       hostedTools: hostedTools as never,
+      identity: receipt.identity,
     };
   }
 }

@@ -12,6 +12,8 @@ import { readStatus, startTestApi, type TestApi } from '../testing/test-api.ts';
 
 let api: TestApi;
 let gateway: Awaited<ReturnType<typeof registerGateway>>;
+/** The hash of the last receipt recorded: the next one's prev_hash. */
+let chainHead: string | null = null;
 
 const tool = (name: string) => ({
   type: 'function',
@@ -19,7 +21,13 @@ const tool = (name: string) => ({
 });
 
 /** A receipt as a gateway without policies would write it, with its schemas uploaded or not. */
-async function recordRequest(id: string, tools: string[], prev: string | null, upload: boolean) {
+async function recordRequest(
+  id: string,
+  tools: string[],
+  prev: string | null,
+  upload: boolean,
+  identity: Receipt['identity'] = { binding: 'unverified' },
+) {
   const result = mediateRequest(compileBundle({ policies: [] }), {
     surface: 'openai-chat',
     body: { model: 'gpt-4o-mini', messages: [], tools: tools.map(tool) },
@@ -36,7 +44,7 @@ async function recordRequest(id: string, tools: string[], prev: string | null, u
       receivedAt: '2026-11-21T10:00:00.000Z',
       completedAt: '2026-11-21T10:00:00.300Z',
       latencyMs: { total: 300, mediation: 0.2, upstream: 299 },
-      identity: { binding: 'unverified' },
+      identity,
       bundleEtag: `sha256:${'0'.repeat(64)}`,
       mediation: result,
       outcome: { status: 200 },
@@ -48,6 +56,7 @@ async function recordRequest(id: string, tools: string[], prev: string | null, u
     body: ingestBatchOf([receipt]),
   });
   expect(ingest?.results[0]?.result).toBe('created');
+  chainHead = receipt.hash;
   return receipt;
 }
 
@@ -90,5 +99,33 @@ describe('preview against a recorded receipt', () => {
       body: JSON.stringify({ spec: { rules: [] }, receiptId: 'no-such-receipt' }),
     });
     expect(missing.status).toBe(404);
+  });
+
+  it('replays the receipt’s caller as proven as it was: a contractor hide spares only a proven non-contractor', async () => {
+    const spec = {
+      rules: [
+        {
+          id: 'contractors-no-prs',
+          action: 'hide' as const,
+          match: { name: 'create_pull_request', identity: { human: 'contractor-*' } },
+        },
+      ],
+    };
+    const after = async (id: string) =>
+      (await api.operator.call('policies.preview', { body: { spec, receiptId: id } }))?.after.map(
+        (t) => t.name,
+      );
+    const tools = ['create_pull_request', 'search_code'];
+    const proven = await recordRequest('r-alice-token', tools, chainHead, true, {
+      human: 'alice',
+      binding: 'verified',
+    });
+    const claimed = await recordRequest('r-alice-header', tools, chainHead, true, {
+      human: 'alice',
+      binding: 'claimed',
+    });
+    expect(await after(proven.id)).toEqual(tools);
+    // A header naming alice proved nothing: the restriction applies (fail closed), as it did.
+    expect(await after(claimed.id)).toEqual(['search_code']);
   });
 });

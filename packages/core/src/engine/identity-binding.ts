@@ -1,7 +1,7 @@
 import { sha256Hex } from '#sha256';
 import type { ClaimedIdentity, ReceiptIdentity } from '../receipt/receipt-schema.ts';
 import type { HeaderClaims } from '../resources/mediation-policy.ts';
-import type { RuleIdentity } from './identity-match.ts';
+import type { IdentityField, RuleIdentity } from './identity-match.ts';
 
 /** An agent's Toolgate token as a bundle carries it: the SHA-256 of the secret, never the secret. */
 export interface BindableToken {
@@ -137,4 +137,30 @@ export function provenIdentity(
         policy.headerClaims === 'trusted' ? ['human', 'service', 'session'] : ['human', 'service'],
     },
   };
+}
+
+/**
+ * The identity rules would have matched for a recorded request, from its receipt (previews
+ * replaying a receipt): a `verified` binding was proven by a token, a `claimed` one counts only
+ * where header claims are trusted, anything else is a claim rules cannot rely on.
+ */
+export function ruleIdentityOfReceipt(
+  identity: ReceiptIdentity,
+  headerClaims: HeaderClaims,
+): RuleIdentity {
+  const names = {
+    ...(identity.human !== undefined ? { human: identity.human } : {}),
+    ...(identity.service !== undefined ? { service: identity.service } : {}),
+    ...(identity.session !== undefined ? { session: identity.session } : {}),
+  };
+  const trustsHeaders = headerClaims === 'trusted';
+  const trusted: IdentityField[] =
+    identity.binding === 'verified'
+      ? trustsHeaders
+        ? ['human', 'service', 'session']
+        : ['human', 'service']
+      : identity.binding === 'claimed' && trustsHeaders
+        ? ['human', 'service', 'session']
+        : [];
+  return { ...names, trusted };
 }
