@@ -21,6 +21,7 @@ export * from './json/json-diff.ts';
 export * from './json/json-text.ts';
 export * from './json/json-value.ts';
 export * from './json/request-parser.ts';
+export * from './json/utf8-bytes.ts';
 export * from './json/well-formed-text.ts';
 export * from './receipt/build-receipt.ts';
 export * from './receipt/chain.ts';
