@@ -19,6 +19,12 @@ export class SchemaValidationPipe implements PipeTransform {
   transform(value: unknown, metadata: ArgumentMetadata): unknown {
     const schema = metadata.schema;
     if (!(schema instanceof z.ZodType)) return value;
+    // No body (or an empty one) reaches here as undefined: refused by name, not as a type error.
+    if (metadata.type === 'body' && value === undefined && !schema.safeParse(undefined).success) {
+      throw StatusError.of('BadRequest', 'a JSON request body is required', [
+        { field: '(root)', message: 'request body is required' },
+      ]);
+    }
     if (metadata.type === 'body' && nestsDeeperThan(value, MAX_BODY_DEPTH)) {
       throw StatusError.of('BadRequest', `request body nests deeper than ${MAX_BODY_DEPTH} levels`);
     }
