@@ -20,7 +20,11 @@ export function acceptOnlyJsonBodies(fastify: FastifyInstance, bodyLimit: number
   fastify.addContentTypeParser(
     'application/json',
     { parseAs: 'buffer', bodyLimit },
-    (request: FastifyRequest, bytes: Buffer, done: (error: Error | null, body?: unknown) => void) => {
+    (
+      request: FastifyRequest,
+      bytes: Buffer,
+      done: (error: Error | null, body?: unknown) => void,
+    ) => {
       if (bytes.length === 0) return done(null, undefined);
       const charset = charsetOf(request.headers['content-type']);
       if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
@@ -29,16 +33,15 @@ export function acceptOnlyJsonBodies(fastify: FastifyInstance, bodyLimit: number
         );
       }
       const decoded = decodeUtf8Strictly(bytes);
-      if (!decoded.ok) return done(StatusError.of('BadRequest', invalidUtf8Message(decoded.offset)));
+      if (!decoded.ok)
+        return done(StatusError.of('BadRequest', invalidUtf8Message(decoded.offset)));
       parseJson(request, decoded.text, (error, parsed) => {
         if (error) return done(error);
         const field = illFormedPathInJson(decoded.text, parsed);
         if (field === undefined) return done(null, parsed);
         const message = 'holds a lone UTF-16 surrogate (\\ud800–\\udfff without its pair)';
         done(
-          StatusError.of('BadRequest', `request body: ${field} ${message}`, [
-            { field, message },
-          ]),
+          StatusError.of('BadRequest', `request body: ${field} ${message}`, [{ field, message }]),
         );
       });
     },

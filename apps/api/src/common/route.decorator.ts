@@ -1,9 +1,4 @@
-import {
-  applyDecorators,
-  HttpCode,
-  RequestMapping,
-  RequestMethod,
-} from '@nestjs/common';
+import { applyDecorators, HttpCode, RequestMapping, RequestMethod } from '@nestjs/common';
 import { RouteConfig } from '@nestjs/platform-fastify';
 import { ROUTES, type RouteName } from '@toolgate/contract';
 import type { ToolgateRouteConfig } from '../auth/access-hook.ts';

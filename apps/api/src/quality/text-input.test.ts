@@ -259,7 +259,10 @@ describe('lone surrogates', () => {
       for (const [kind, escaped] of LONE) {
         const text = (await validText(route, 'placeholder')).replace('"placeholder"', escaped);
         const status = await expectRefused(route, text);
-        expect(status.details?.causes?.map((c) => c.field), kind).toEqual([route.field]);
+        expect(
+          status.details?.causes?.map((c) => c.field),
+          kind,
+        ).toEqual([route.field]);
         expect(status.message, kind).toContain(route.field);
         expect(status.message, kind).toMatch(/surrogate/);
       }
@@ -328,11 +331,15 @@ describe('invalid UTF-8', () => {
     const response = await api.fetch(`${P}/mediationpolicies`, {
       method: 'POST',
       token: api.operatorToken,
-      body: new Uint8Array(Buffer.from(JSON.stringify(policy('text-latin1', 'caf\u00e9')), 'latin1')),
+      body: new Uint8Array(
+        Buffer.from(JSON.stringify(policy('text-latin1', 'caf\u00e9')), 'latin1'),
+      ),
       headers: { 'content-type': 'application/json; charset=iso-8859-1' },
     });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ kind: 'Status', reason: 'BadRequest' });
-    expect((await api.fetch(`${P}/mediationpolicies/text-latin1`, { token: api.operatorToken })).status).toBe(404);
+    expect(
+      (await api.fetch(`${P}/mediationpolicies/text-latin1`, { token: api.operatorToken })).status,
+    ).toBe(404);
   });
 });

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeUtf8IfValid as decodeInBrowser } from './utf8.browser.ts';
-import { decodeUtf8Strictly, firstInvalidUtf8Offset, invalidUtf8Message } from './utf8-bytes.ts';
 import { decodeUtf8IfValid as decodeOnNode } from './utf8.node.ts';
+import { decodeUtf8Strictly, firstInvalidUtf8Offset, invalidUtf8Message } from './utf8-bytes.ts';
 
 const bytes = (...values: number[]) => new Uint8Array(values);
 const fatal = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
@@ -44,8 +44,25 @@ describe('decodeUtf8Strictly', () => {
   it('agrees with a fatal TextDecoder, and both builds agree, on arbitrary bytes', () => {
     // Mostly bytes near the edges of the ranges that matter, so ill-formed sequences are common.
     const edgy = fc.constantFrom(
-      0x00, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef,
-      0xf0, 0xf4, 0xf5, 0xff,
+      0x00,
+      0x7f,
+      0x80,
+      0x8f,
+      0x90,
+      0x9f,
+      0xa0,
+      0xbf,
+      0xc0,
+      0xc1,
+      0xc2,
+      0xdf,
+      0xe0,
+      0xed,
+      0xef,
+      0xf0,
+      0xf4,
+      0xf5,
+      0xff,
     );
     const arbitrary = fc.array(fc.oneof(edgy, fc.integer({ min: 0, max: 255 })), {
       maxLength: 12,
