@@ -23,6 +23,7 @@ export * from './json/json-value.ts';
 export * from './json/request-parser.ts';
 export * from './json/utf8-bytes.ts';
 export * from './json/well-formed-text.ts';
+export * from './log-redaction.ts';
 export * from './receipt/build-receipt.ts';
 export * from './receipt/chain.ts';
 export * from './receipt/receipt-schema.ts';
