@@ -3,6 +3,13 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { StatusError } from './api-errors.ts';
 
 /**
+ * Bodies nested deeper than this are refused as they are parsed (before the lone-surrogate walk
+ * and validation): recursive validation, cloning and hashing overflow the stack (a 500) at a few
+ * thousand levels; no real document comes close.
+ */
+export const MAX_BODY_DEPTH = 256;
+
+/**
  * The API's only request body parser: JSON in UTF-8, refused unless it can be stored exactly as
  * sent. Fastify's own would decode invalid UTF-8 to U+FFFD (a policy matching `x\ufffd` stored
  * and shipped to every gateway) and pass lone surrogates (`"\ud800"`) on to PostgreSQL, whose
@@ -37,6 +44,11 @@ export function acceptOnlyJsonBodies(fastify: FastifyInstance, bodyLimit: number
         return done(StatusError.of('BadRequest', invalidUtf8Message(decoded.offset)));
       parseJson(request, decoded.text, (error, parsed) => {
         if (error) return done(error);
+        if (nestsDeeperThan(parsed, MAX_BODY_DEPTH)) {
+          return done(
+            StatusError.of('BadRequest', `request body nests deeper than ${MAX_BODY_DEPTH} levels`),
+          );
+        }
         const field = illFormedPathInJson(decoded.text, parsed);
         if (field === undefined) return done(null, parsed);
         const message = 'holds a lone UTF-16 surrogate (\\ud800–\\udfff without its pair)';
@@ -52,4 +64,27 @@ export function acceptOnlyJsonBodies(fastify: FastifyInstance, bodyLimit: number
 function charsetOf(contentType: string | undefined): string | undefined {
   const match = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(contentType ?? '');
   return match ? (match[1] as string).toLowerCase() : undefined;
+}
+
+/**
+ * Iterative, so that a body nested a million levels deep cannot overflow the stack here. Only
+ * objects and arrays are queued (a receipt batch has some 100,000 values, most of them leaves).
+ */
+function nestsDeeperThan(value: unknown, max: number): boolean {
+  const nodes: object[] = [];
+  const depths: number[] = [];
+  const queue = (child: unknown, depth: number) => {
+    if (typeof child === 'object' && child !== null) {
+      nodes.push(child);
+      depths.push(depth);
+    }
+  };
+  queue(value, 0);
+  while (nodes.length > 0) {
+    const node = nodes.pop() as object;
+    const depth = depths.pop() as number;
+    if (depth >= max) return true;
+    for (const child of Object.values(node)) queue(child, depth + 1);
+  }
+  return false;
 }
