@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordFigures } from '../../../../scripts/reliability/figures.ts';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
 import { operatorCall } from './quality-fixtures.ts';
 
@@ -16,6 +17,8 @@ const JSON_TYPE = { 'content-type': 'application/json' };
 
 let api: TestApi;
 let auditorToken: string;
+/** For the reliability table: requests sent here, and how many were answered 5xx. */
+const tally = { tried: 0, serverErrors: 0 };
 
 beforeAll(async () => {
   api = await startTestApi({ BODY_LIMIT: String(BODY_LIMIT) });
@@ -23,6 +26,7 @@ beforeAll(async () => {
   await createPolicy(POLICY);
 });
 afterAll(async () => {
+  recordFigures({ source: 'apps/api/src/quality/http-clients.test.ts', badInputs: tally });
   await api?.close();
 });
 
@@ -50,6 +54,8 @@ async function call(path: string, init: RequestInit & { token?: string } = {}) {
       ...(init.headers as Record<string, string>),
     },
   });
+  tally.tried++;
+  if (response.status >= 500) tally.serverErrors++;
   const text = await response.text();
   return { status: response.status, body: text ? (JSON.parse(text) as StatusBody) : undefined };
 }

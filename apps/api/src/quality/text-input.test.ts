@@ -1,6 +1,7 @@
 import { compactReceipt, hashCanonical, type ToolSet } from '@toolgate/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordFigures } from '../../../../scripts/reliability/figures.ts';
 import { chainOf, fixtureReceiptBody } from '../receipts/receipt-fixtures.ts';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
 import { type Answer, operatorCall } from './quality-fixtures.ts';
@@ -35,6 +36,8 @@ const BAD_KEY = '__bad_key__';
 let api: TestApi;
 let db: pg.Client;
 let gatewayToken: string;
+/** For the reliability table: hostile bodies sent, and how many were answered 5xx. */
+const tally = { tried: 0, serverErrors: 0 };
 
 beforeAll(async () => {
   api = await startTestApi();
@@ -56,6 +59,7 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => {
+  recordFigures({ source: 'apps/api/src/quality/text-input.test.ts', badInputs: tally });
   await db?.end();
   await api?.close();
 });
@@ -211,13 +215,16 @@ const ROUTES: BodyRoute[] = [
   },
 ];
 
-async function send(route: BodyRoute, bytes: string | Uint8Array, token?: string) {
-  return api.fetch(route.path, {
+async function send(route: BodyRoute, bytes: string | Uint8Array) {
+  const response = await api.fetch(route.path, {
     method: route.method,
-    token: token ?? (route.asGateway ? gatewayToken : api.operatorToken),
+    token: route.asGateway ? gatewayToken : api.operatorToken,
     body: bytes,
     headers: { 'content-type': 'application/json' },
   });
+  tally.tried++;
+  if (response.status >= 500) tally.serverErrors++;
+  return response;
 }
 
 interface StatusBody {
@@ -277,6 +284,14 @@ describe('lone surrogates', () => {
       expect(status.details?.causes?.map((c) => c.field)).toEqual([route.keyField]);
     },
   );
+
+  it('refuses one nested past the depth limit without walking it (no stack overflow)', async () => {
+    const route = ROUTES[0] as BodyRoute;
+    const deep = `${'{"a":'.repeat(100_000)}"\\ud800"${'}'.repeat(100_000)}`;
+    const text = JSON.stringify(policy('text-deep', 'placeholder')).replace('"placeholder"', deep);
+    const status = await expectRefused(route, text);
+    expect(status.message).toMatch(/nests deeper than \d+ levels/);
+  });
 
   it('accepts paired surrogates and an escaped backslash before "ud800"', async () => {
     const route = ROUTES[0] as BodyRoute;
