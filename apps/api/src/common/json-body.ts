@@ -36,7 +36,10 @@ export function acceptOnlyJsonBodies(fastify: FastifyInstance, bodyLimit: number
       const charset = charsetOf(request.headers['content-type']);
       if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
         return done(
-          StatusError.of('BadRequest', `unsupported charset "${charset}": send JSON in UTF-8`),
+          StatusError.of(
+            'BadRequest',
+            `unsupported charset "${charset.slice(0, 40)}": send JSON in UTF-8`,
+          ),
         );
       }
       const decoded = decodeUtf8Strictly(bytes);
