@@ -6,6 +6,9 @@ import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fa
 import { API_CONTENT_SECURITY_POLICY, securityHeaders } from '@toolgate/contract';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type AppConfig, appModule } from './app.module.ts';
+import { AccessControl } from './auth/access-control.ts';
+import { admitBeforeBody } from './auth/access-hook.ts';
+import { acceptOnlyJsonBodies } from './common/json-body.ts';
 import { recordRoutes } from './common/route-registry.ts';
 import { SchemaValidationPipe } from './common/schema-validation.pipe.ts';
 import { StatusFilter, toStatus } from './common/status.filter.ts';
@@ -65,13 +68,17 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
   const app = await NestFactory.create<NestFastifyApplication>(appModule(config), adapter, {
     logger: ['error', 'warn'],
     abortOnError: false,
+    // Nest's parsers (JSON, urlencoded) would decode leniently: acceptOnlyJsonBodies replaces them.
+    bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
   recordRoutes(fastify);
+  acceptOnlyJsonBodies(fastify, config.env.BODY_LIMIT);
   app.useGlobalPipes(new SchemaValidationPipe());
   app.useGlobalFilters(new StatusFilter(config.log));
   // On the raw response, so hijacked replies (watch streams) carry them too.
   fastify.addHook('onRequest', async (_request, reply) => setSecurityHeaders(reply.raw));
+  admitBeforeBody(fastify, app.get(AccessControl));
   closeConnectionsAsTheyIdle(fastify);
   await app.init();
   return app;

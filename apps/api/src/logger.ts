@@ -1,10 +1,13 @@
+import { redactLogLine } from '@toolgate/core';
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 /**
  * Structured logs. Credentials never reach them: authorization headers, API keys and token
  * fields are censored wherever they appear in a logged object, and so are the values a database
- * error quotes. `destination`: stdout unless given
- * (tests capture the lines).
+ * error quotes. Every line is then redacted as text on its way out (`redactLogLine`, the same
+ * rules as receipts): credentials in query strings (`?token=…`, `?api_key=…`, percent-encoded
+ * or not, in `req.url` or quoted in a message) and credential-shaped values anywhere.
+ * `destination`: stdout unless given (tests capture the lines).
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return pino(
@@ -27,6 +30,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         ],
         censor: '[REDACTED]',
       },
+      hooks: { streamWrite: redactLogLine },
     },
     destination,
   );

@@ -1,6 +1,10 @@
+import { redactLogLine } from '@toolgate/core';
 import pino, { type Logger } from 'pino';
 
-/** Structured logs; credentials (agent keys, gateway token) are censored wherever they appear. */
+/**
+ * Structured logs; credentials (agent keys, gateway token) are censored wherever they appear,
+ * and every line is redacted as text on its way out, query strings included (`redactLogLine`).
+ */
 export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level,
@@ -18,6 +22,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       ],
       censor: '[REDACTED]',
     },
+    hooks: { streamWrite: redactLogLine },
   };
   return destination ? pino(options, destination) : pino(options);
 }

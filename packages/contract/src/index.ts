@@ -1,4 +1,5 @@
 export * from './client.ts';
+export * from './decimal-integer.ts';
 export * from './openapi.ts';
 export * from './route.ts';
 export * from './routes/audit.ts';

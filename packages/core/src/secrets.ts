@@ -1,9 +1,20 @@
 /**
+ * Query parameter names that carry credentials (`token`, `api_key`, `access_token`, `key`,
+ * `X-Amz-Signature`, `client_secret`, …): a whole name, or its last part after `-`, `_` or `.`,
+ * optionally after `api`, `access`, `auth`, … (`apikey`, `accessToken`). `monkey` or `keyword`
+ * are not credentials.
+ */
+const CREDENTIAL_NAME = String.raw`(?:[\w.~%-]*[-_.~])?(?:api|access|auth|refresh|client|id|private|session|security)?(?:key|token|secret|password|passwd|pwd|sig|signature|auth|authorization|credentials?)`;
+export const SECRET_PARAMETER_NAME = new RegExp(`^${CREDENTIAL_NAME}$`, 'i');
+
+/**
  * Shapes of credentials that must never reach a receipt, a log line or an error: provider API
  * keys, bearer tokens, Toolgate's own tokens (`tg_…`), cloud keys, GitHub, Slack and Google
  * tokens, `key: value` pairs.
  */
 const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
+  // A URL's query in running text (`GET /x?token=…&api_key=…`): the value of a credential's name.
+  [new RegExp(String.raw`([?&]${CREDENTIAL_NAME}=)[^&#\s"'<>]+`, 'gi'), '$1[REDACTED]'],
   [/\bsk-ant-[A-Za-z0-9_-]{8,}/g, '[REDACTED]'],
   [/\bsk-[A-Za-z0-9_-]{8,}/g, '[REDACTED]'],
   [/\btg_[A-Za-z0-9_-]{16,}/g, '[REDACTED]'],

@@ -1,13 +1,15 @@
 import { Global, Module } from '@nestjs/common';
-import { APP_GUARD } from '@nestjs/core';
-import { AuthGuard } from './auth.guard.ts';
+import { AccessControl } from './access-control.ts';
 import { Authenticator } from './authenticator.ts';
 import { TokenRepository } from './token.repository.ts';
 
-/** Bearer-token authentication and the route access rules, for every route. */
+/**
+ * Bearer-token authentication and the route access rules, for every route: `AccessControl`
+ * runs in a Fastify hook (`admitBeforeBody`, installed by `createApp`), before body parsing.
+ */
 @Global()
 @Module({
-  providers: [TokenRepository, Authenticator, { provide: APP_GUARD, useClass: AuthGuard }],
-  exports: [TokenRepository, Authenticator],
+  providers: [TokenRepository, Authenticator, AccessControl],
+  exports: [TokenRepository, Authenticator, AccessControl],
 })
 export class AuthModule {}

@@ -3,7 +3,7 @@ import type { FastifyReply } from 'fastify';
 import { StatusError } from '../common/api-errors.ts';
 import { API_ENV } from '../database/database.tokens.ts';
 import type { ApiEnv } from '../env.ts';
-import type { AuthenticatedRequest } from './auth.guard.ts';
+import type { AuthenticatedRequest } from './access-control.ts';
 
 interface Bucket {
   tokens: number;

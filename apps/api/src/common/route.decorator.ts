@@ -1,13 +1,7 @@
-import {
-  applyDecorators,
-  HttpCode,
-  RequestMapping,
-  RequestMethod,
-  SetMetadata,
-} from '@nestjs/common';
+import { applyDecorators, HttpCode, RequestMapping, RequestMethod } from '@nestjs/common';
+import { RouteConfig } from '@nestjs/platform-fastify';
 import { ROUTES, type RouteName } from '@toolgate/contract';
-
-export const ROUTE_NAME = 'toolgate:route';
+import type { ToolgateRouteConfig } from '../auth/access-hook.ts';
 
 const METHODS = {
   GET: RequestMethod.GET,
@@ -18,13 +12,14 @@ const METHODS = {
 
 /**
  * Binds a handler to a route of the contract: method, path, success code, and the route name
- * the auth guard reads the access rule from. Paths live in the contract only.
+ * (on the Fastify route's config) that access control reads the access rule from, before the
+ * body is parsed. Paths live in the contract only.
  */
 export function Route(name: RouteName): MethodDecorator {
   const def = ROUTES[name];
   return applyDecorators(
     RequestMapping({ path: def.path.replace(/\{(\w+)\}/g, ':$1'), method: METHODS[def.method] }),
     HttpCode(def.successCode ?? 200),
-    SetMetadata(ROUTE_NAME, name),
+    RouteConfig({ routeName: name } satisfies ToolgateRouteConfig),
   );
 }

@@ -1,6 +1,6 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException } from '@nestjs/common';
 import { type Status, type StatusReason, statusOf } from '@toolgate/contract';
-import { ToolgateError, ValidationError } from '@toolgate/core';
+import { redactSecrets, ToolgateError, ValidationError } from '@toolgate/core';
 import type { FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { StatusError } from './api-errors.ts';
@@ -56,7 +56,8 @@ export function toStatus(error: unknown): Status {
   const code = httpCode(error);
   if (code !== undefined && code < 500) {
     const reason = HTTP_REASONS[code] ?? 'BadRequest';
-    return statusOf(reason, publicMessage(error, code));
+    // Fastify's and Nest's messages may quote the URL (`Cannot GET /x?token=…`).
+    return statusOf(reason, redactSecrets(publicMessage(error, code)));
   }
   return statusOf('InternalError', 'internal error');
 }

@@ -1,7 +1,7 @@
 import { Body, Controller, Inject, Param, Req, UseGuards } from '@nestjs/common';
 import { NameParams, ROUTES } from '@toolgate/contract';
 import type { z } from 'zod';
-import type { AuthenticatedRequest } from '../auth/auth.guard.ts';
+import type { AuthenticatedRequest } from '../auth/access-control.ts';
 import { CurrentActor } from '../auth/current-actor.decorator.ts';
 import { TokenRateLimitGuard } from '../auth/token-rate-limit.guard.ts';
 import { Route } from '../common/route.decorator.ts';

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../logger.ts';
@@ -144,6 +145,55 @@ describe('request logging', () => {
       .map((line) => JSON.parse(line) as { level: number; err?: unknown })
       .filter((r) => r.level >= 50);
     expect(errors.length).toBeGreaterThan(0);
+  });
+
+  it('logs URLs without the credentials in their query strings', async () => {
+    // Built at run time: no secret-shaped literal in the repository.
+    const opaque = () => randomBytes(12).toString('hex');
+    const planted = {
+      token: opaque(),
+      api_key: opaque(),
+      access_token: opaque(),
+      key: opaque(),
+      openai: `${'sk-'}proj-${opaque()}`,
+      toolgate: `${'tg_'}${opaque()}${opaque()}`,
+      bearer: opaque(),
+    };
+    const query = [
+      `token=${planted.token}`,
+      `api_key=${planted.api_key}`,
+      `access_token=${planted.access_token}`,
+      `key=${planted.key}`,
+      `q=${planted.openai}`,
+      `identity=${planted.toolgate}`,
+      `h=${encodeURIComponent(`Bearer ${planted.bearer}`)}`,
+    ].join('&');
+    secrets.push(...Object.values(planted));
+    const before = lines.length;
+    const calls: Array<[string, string | undefined, number]> = [
+      [`${P}/whoami?${query}`, api.operatorToken, 200],
+      [`${P}/mediationpolicies?${query}`, api.operatorToken, 400],
+      [`${P}/receipts?${query}`, undefined, 401],
+      [`${P}/no-such-route?${query}`, api.operatorToken, 404],
+    ];
+    for (const [path, token, expected] of calls) {
+      const response = await api.fetch(path, token ? { token } : {});
+      expect(response.status, path).toBe(expected);
+      const text = await response.text();
+      for (const secret of Object.values(planted)) expect(text, path).not.toContain(secret);
+    }
+    const logged = lines
+      .slice(before)
+      .map((line) => (JSON.parse(line) as { req?: { url?: string } }).req?.url)
+      .filter((url): url is string => typeof url === 'string');
+    // The URLs were logged, query and all, with the credentials redacted.
+    expect(logged.length).toBeGreaterThanOrEqual(calls.length);
+    for (const url of logged) {
+      expect(url).toContain('token=[REDACTED]');
+      expect(url).toContain('api_key=[REDACTED]');
+      expect(url).toContain('access_token=[REDACTED]');
+      expect(url).toContain('&key=[REDACTED]');
+    }
   });
 
   it('contains none of the secrets, anywhere', () => {

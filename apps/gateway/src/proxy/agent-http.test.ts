@@ -247,7 +247,7 @@ describe('readBody', () => {
   it('refuses invalid UTF-8 and a declared length over the limit', async () => {
     expect(await post(Buffer.from([0x7b, 0xff, 0x7d]))).toEqual({
       status: 400,
-      text: 'request body is not valid UTF-8',
+      text: 'request body is not valid UTF-8 at byte 1',
     });
     expect(await post('x'.repeat(LIMIT + 1))).toEqual({
       status: 413,

@@ -1,6 +1,5 @@
-import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Surface } from '@toolgate/core';
+import { decodeUtf8Strictly, invalidUtf8Message, type Surface } from '@toolgate/core';
 
 /**
  * The agent's side of the two proxy routes in plain `node:http`: routing, reading the body and
@@ -74,8 +73,9 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Agent
     const onEnd = () => {
       stop();
       const bytes = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, length);
-      if (!isUtf8(bytes)) reject(new UnreadableBodyError(400, 'request body is not valid UTF-8'));
-      else resolve({ bytes, text: bytes.toString('utf8') });
+      const decoded = decodeUtf8Strictly(bytes);
+      if (decoded.ok) resolve({ bytes, text: decoded.text });
+      else reject(new UnreadableBodyError(400, invalidUtf8Message(decoded.offset)));
     };
     const onError = (error: Error) => {
       stop();

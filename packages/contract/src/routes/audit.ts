@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { decimalInteger } from '../decimal-integer.ts';
 import { READERS, route } from '../route.ts';
 import { API_PREFIX } from './resources.ts';
 
@@ -28,7 +29,7 @@ export const auditRouteTable = {
         kind: z.string().max(64).optional(),
         name: z.string().max(253).optional(),
         actor: z.string().max(253).optional(),
-        limit: z.coerce.number().int().min(1).max(500).optional(),
+        limit: decimalInteger(1, 500).optional(),
         continue: z.string().max(64).optional(),
       })
       .strict(),

@@ -6,12 +6,13 @@ import {
   ToolRecord,
 } from '@toolgate/core';
 import { z } from 'zod';
+import { decimalInteger } from '../decimal-integer.ts';
 import { OPERATOR_ONLY, READERS, route } from '../route.ts';
 import { API_PREFIX, NameParams } from './resources.ts';
 
 const POLICY = `${API_PREFIX}/mediationpolicies/{name}`;
 /** Stored as a PostgreSQL `integer`: a larger number is a 400 here, not a database error. */
-const Generation = z.coerce.number().int().min(1).max(2_147_483_647);
+const Generation = decimalInteger(1, 2_147_483_647);
 
 /** One immutable generation of a policy. */
 export const PolicyRevision = z.object({

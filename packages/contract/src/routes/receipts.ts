@@ -1,5 +1,6 @@
 import { IdentityBinding, Receipt, Surface } from '@toolgate/core';
 import { z } from 'zod';
+import { decimalInteger } from '../decimal-integer.ts';
 import { READERS, route } from '../route.ts';
 import { API_PREFIX, NameParams } from './resources.ts';
 
@@ -89,7 +90,7 @@ export const ReceiptQuery = z
     outcome: z.enum(['ok', 'error', 'blocked']).optional(),
     since: z.iso.datetime({ offset: true }).optional(),
     until: z.iso.datetime({ offset: true }).optional(),
-    limit: z.coerce.number().int().min(1).max(500).optional(),
+    limit: decimalInteger(1, 500).optional(),
     continue: z.string().max(512).optional(),
   })
   .strict();

@@ -19,6 +19,7 @@ import {
   type Role,
 } from '@toolgate/core';
 import { z } from 'zod';
+import { decimalInteger } from '../decimal-integer.ts';
 import { type Access, route } from '../route.ts';
 
 export const API_PREFIX = `/apis/${API_VERSION}`;
@@ -80,7 +81,7 @@ export const ListQuery = z
   .object({
     /** Kubernetes selector syntax: `env=prod,tier in (a,b),!legacy`. */
     labelSelector: z.string().max(4096).optional(),
-    limit: z.coerce.number().int().min(1).max(1000).optional(),
+    limit: decimalInteger(1, 1000).optional(),
     /** Opaque keyset token from a previous page's `metadata.continue`. */
     continue: z.string().max(2048).optional(),
     watch: BooleanFlag.optional(),
@@ -89,7 +90,7 @@ export const ListQuery = z
       .string()
       .regex(/^\d{1,19}$/, 'must be a resourceVersion')
       .optional(),
-    timeoutSeconds: z.coerce.number().int().min(1).max(3600).optional(),
+    timeoutSeconds: decimalInteger(1, 3600).optional(),
   })
   .strict();
 export type ListQuery = z.infer<typeof ListQuery>;

@@ -6,6 +6,7 @@ import {
   Role,
 } from '@toolgate/core';
 import { z } from 'zod';
+import { decimalInteger } from '../decimal-integer.ts';
 import { route } from '../route.ts';
 import { API_PREFIX, NameParams } from './resources.ts';
 
@@ -59,7 +60,7 @@ export const syncRouteTable = {
       'The gateway bundle. With If-None-Match and wait=N, long-polls up to N s: 304 when unchanged',
     access: { roles: ['operator', 'gateway'], ownGateway: true },
     params: NameParams,
-    query: z.object({ wait: z.coerce.number().int().min(0).max(60).optional() }).strict(),
+    query: z.object({ wait: decimalInteger(0, 60).optional() }).strict(),
     response: GatewayBundle,
   }),
 };

@@ -89,10 +89,21 @@ export function invalidUtf8(valid: string): fc.Arbitrary<Uint8Array> {
       at: fc.nat({ max: Math.max(0, valid.length - 1) }),
       bytes: fc.constantFrom(
         [0xff],
+        // Overlongs: two, three and four bytes for what one would say.
         [0xc0, 0xaf],
+        [0xe0, 0x80, 0xaf],
+        [0xf0, 0x80, 0x80, 0xaf],
+        // Encoded surrogates (CESU-8 style), a code point past U+10FFFF, a five-byte lead.
         [0xed, 0xa0, 0x80],
+        [0xed, 0xbf, 0xbf],
+        [0xf4, 0x90, 0x80, 0x80],
         [0xf8, 0x88, 0x80, 0x80, 0x80],
+        // Lone continuation bytes, and sequences cut short.
+        [0x80],
         [0x80, 0x80],
+        [0xc3],
+        [0xe2, 0x82],
+        [0xf0, 0x9f, 0x98],
         [0xe2, 0x28, 0xa1],
       ),
     })
@@ -104,6 +115,36 @@ export function invalidUtf8(valid: string): fc.Arbitrary<Uint8Array> {
         Buffer.concat([raw.subarray(0, cut), Buffer.from(bytes), raw.subarray(cut)]),
       );
     });
+}
+
+/** Escapes of lone UTF-16 surrogates: high, low, at the ends of the range, two highs in a row. */
+const LONE_SURROGATES = ['\\ud800', '\\udbff', '\\udc00', '\\uDFFF', '\\ud83d\\ud83d'];
+
+/**
+ * JSON text of `value` with a lone UTF-16 surrogate (a `\uXXXX` escape, the only way one gets
+ * into valid UTF-8) at the start of one of its strings or object keys, or the whole body a lone
+ * surrogate string when it has neither. Valid JSON that no store can hold faithfully.
+ */
+export function loneSurrogateJson(value: unknown): fc.Arbitrary<string> {
+  const marker = '__lone_surrogate__';
+  const places = pathsOf(value).flatMap((path): unknown[] => {
+    const node = valueAt(value, path);
+    if (typeof node === 'string') return [setAt(value, path, `${marker}${node}`)];
+    if (node === null || typeof node !== 'object' || Array.isArray(node)) return [];
+    const keys = Object.keys(node);
+    if (keys.length === 0) return [];
+    const renamed = Object.fromEntries(
+      keys.map((key, i) => [
+        i === 0 ? `${marker}${key}` : key,
+        (node as Record<string, unknown>)[key],
+      ]),
+    );
+    return [setAt(value, path, renamed)];
+  });
+  const texts = (places.length > 0 ? places : [marker]).map((v) => JSON.stringify(v));
+  return fc
+    .record({ text: fc.constantFrom(...texts), lone: fc.constantFrom(...LONE_SURROGATES) })
+    .map(({ text, lone }) => text.replace(marker, lone));
 }
 
 /** Content types a JSON endpoint must refuse (or at least never mistake for JSON). */

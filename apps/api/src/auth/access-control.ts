@@ -1,10 +1,8 @@
-import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import { Reflector } from '@nestjs/core';
+import { Inject, Injectable } from '@nestjs/common';
 import { type Access, ROUTES, type RouteName } from '@toolgate/contract';
 import type { GatewaySpec } from '@toolgate/core';
 import type { FastifyRequest } from 'fastify';
 import { StatusError } from '../common/api-errors.ts';
-import { ROUTE_NAME } from '../common/route.decorator.ts';
 import { ResourceRepository } from '../resources/resource.repository.ts';
 import { Authenticator, type Principal } from './authenticator.ts';
 
@@ -16,19 +14,17 @@ export type AuthenticatedRequest = FastifyRequest & { principal?: Principal };
  * the Gateway whose `spec.identity` it is.
  */
 @Injectable()
-export class AuthGuard implements CanActivate {
+export class AccessControl {
   constructor(
-    @Inject(Reflector) private readonly reflector: Reflector,
     @Inject(Authenticator) private readonly authenticator: Authenticator,
     @Inject(ResourceRepository) private readonly resources: ResourceRepository,
   ) {}
 
-  async canActivate(context: ExecutionContext): Promise<boolean> {
-    const name = this.reflector.get<RouteName | undefined>(ROUTE_NAME, context.getHandler());
+  /** Admits `request` to route `name` or throws the Status that says why not. */
+  async admit(name: RouteName | undefined, request: AuthenticatedRequest): Promise<void> {
     const access: Access | undefined = name ? ROUTES[name].access : undefined;
     if (!access) throw StatusError.of('Forbidden', 'this route has no access rule');
-    if ('anonymous' in access) return true;
-    const request = context.switchToHttp().getRequest<AuthenticatedRequest>();
+    if ('anonymous' in access) return;
     const principal = await this.authenticator.authenticate(request.headers.authorization);
     if (!principal) {
       throw StatusError.of('Unauthorized', 'a valid bearer token is required');
@@ -44,7 +40,6 @@ export class AuthGuard implements CanActivate {
     if (access.ownGateway && granted.every((role) => role === 'gateway')) {
       await this.requireOwnGateway(principal, request);
     }
-    return true;
   }
 
   private async requireOwnGateway(principal: Principal, request: AuthenticatedRequest) {
