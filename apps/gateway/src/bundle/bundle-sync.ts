@@ -1,5 +1,5 @@
 import type { ApiClient } from '@toolgate/contract';
-import type { GatewayStatus, ReceiptQuarantineStatus } from '@toolgate/core';
+import { boundedText, type GatewayStatus, type ReceiptQuarantineStatus } from '@toolgate/core';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../metrics.ts';
 import { Backoff, type BackoffOptions, pause } from '../shipping/backoff.ts';
@@ -271,5 +271,5 @@ function errorText(text: string): string {
   } catch {
     // not JSON
   }
-  return text.slice(0, 200) || '(empty body)';
+  return boundedText(text, 200) || '(empty body)';
 }

@@ -1,5 +1,6 @@
 import type { ApiClient } from '@toolgate/contract';
 import {
+  boundedText,
   type Condition,
   type GatewayStatus,
   type ReceiptQuarantineStatus,
@@ -71,7 +72,7 @@ export class SyncStatus {
    */
   set(status: 'True' | 'False', reason: SyncedReason, message: string): boolean {
     const previous = this.condition;
-    const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 1)}…` : message;
+    const text = boundedText(message, MAX_MESSAGE);
     if (previous?.status === status && previous.reason === reason && previous.message === text) {
       return false;
     }

@@ -2,7 +2,11 @@ import { createReadStream } from 'node:fs';
 import { access, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { QuarantinedReceiptSummary, ReceiptQuarantineStatus } from '@toolgate/core';
+import {
+  boundedText,
+  type QuarantinedReceiptSummary,
+  type ReceiptQuarantineStatus,
+} from '@toolgate/core';
 import type { SpooledReceipt } from '../receipts/spooled-receipt.ts';
 import { fsyncDir, mkdirDurable } from '../spool/durable-fs.ts';
 
@@ -132,7 +136,9 @@ export class Quarantine {
       id,
       hash,
       reason: entry.reason,
-      ...(entry.message !== undefined ? { message: cut(entry.message, SUMMARY_MESSAGE) } : {}),
+      ...(entry.message !== undefined
+        ? { message: boundedText(entry.message, SUMMARY_MESSAGE) }
+        : {}),
       bytes: entry.bytes ?? 0,
       quarantinedAt: entry.quarantinedAt,
     });
@@ -142,13 +148,6 @@ export class Quarantine {
 
 function keyOf(id: string, hash: string): string {
   return `${hash} ${id}`;
-}
-
-/** At most `max` UTF-16 units, never ending in half a surrogate pair. */
-export function cut(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const end = /[\uD800-\uDBFF]/.test(text.charAt(max - 2)) ? max - 2 : max - 1;
-  return `${text.slice(0, end)}…`;
 }
 
 async function exists(path: string): Promise<boolean> {

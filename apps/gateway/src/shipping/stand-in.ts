@@ -4,9 +4,8 @@ import {
   RECEIPT_STAND_IN_SCHEMA,
   ReceiptStandIn,
 } from '@toolgate/contract';
-import { illFormedPath, isWellFormedString } from '@toolgate/core';
+import { boundedText, illFormedPath, isWellFormedString } from '@toolgate/core';
 import type { EncodedReceipt } from '../receipts/spooled-receipt.ts';
-import { cut } from './quarantine.ts';
 
 /**
  * HTTP statuses with which the API refuses what a batch holds, not the gateway or the moment:
@@ -63,7 +62,7 @@ export function standInFor(
     held: {
       reason: REASON.test(refusal.reason) ? refusal.reason : 'Refused',
       ...(refusal.message && isWellFormedString(refusal.message)
-        ? { message: cut(refusal.message, MAX_STAND_IN_MESSAGE) }
+        ? { message: boundedText(refusal.message, MAX_STAND_IN_MESSAGE) }
         : {}),
       bytes: refusal.bytes,
       quarantined_at: refusal.quarantinedAt,

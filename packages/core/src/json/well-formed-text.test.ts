@@ -1,10 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  boundedText,
   illFormedPath,
   illFormedPathInJson,
   isWellFormedString,
   jsonTextMayHoldLoneSurrogate,
+  toWellFormedString,
 } from './well-formed-text.ts';
 
 describe('well-formed text', () => {
@@ -42,6 +44,28 @@ describe('well-formed text', () => {
         expect(illFormedPathInJson(text, parsed)).toBe(illFormedPath(parsed));
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('bounded text', () => {
+  it('cuts to the limit with an ellipsis, never inside a surrogate pair', () => {
+    expect(boundedText('abcdef', 10)).toBe('abcdef');
+    expect(boundedText('abcdef', 4)).toBe('abc…');
+    const emoji = 'ab\u{1f600}cd';
+    expect(boundedText(emoji, 4)).toBe('ab…');
+    expect(isWellFormedString(boundedText(emoji, 4))).toBe(true);
+  });
+
+  it('replaces lone surrogates, and every result is well-formed and within the limit', () => {
+    expect(toWellFormedString('x\ud800y\udc00')).toBe('x\ufffdy\ufffd');
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.integer({ min: 1, max: 40 }), (s, max) => {
+        const out = boundedText(s, max);
+        expect(out.length).toBeLessThanOrEqual(Math.max(max, 1));
+        expect(isWellFormedString(out)).toBe(true);
+      }),
+      { numRuns: 1000 },
     );
   });
 });

@@ -78,3 +78,26 @@ function walk(value: unknown, path: PropertyKey[]): boolean {
 export function illFormedPathInJson(text: string, parsed: unknown): string | undefined {
   return jsonTextMayHoldLoneSurrogate(text) ? illFormedPath(parsed) : undefined;
 }
+
+const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** `s` with every lone surrogate replaced by U+FFFD (what a UTF-8 encoder would write). */
+export function toWellFormedString(s: string): string {
+  return isWellFormedString(s) ? s : s.replace(LONE_SURROGATES, '\ufffd');
+}
+
+/**
+ * Text that leaves the process (a status message, an error, a log field) bounded to `max` UTF-16
+ * units, `…` included, never cut inside a surrogate pair, and with lone surrogates replaced:
+ * always storable and encodable, whatever it was made from.
+ */
+export function boundedText(text: string, max: number): string {
+  let out = text;
+  if (out.length > max) {
+    let end = Math.max(0, max - 1);
+    const last = out.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff) end--;
+    out = `${out.slice(0, end)}…`;
+  }
+  return toWellFormedString(out);
+}

@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../json/json-value.ts';
-import { isWellFormedString } from '../json/well-formed-text.ts';
+import { boundedText, isWellFormedString } from '../json/well-formed-text.ts';
 import type { Surface } from '../resources/vocabulary.ts';
 import { scrubSecrets } from '../secrets.ts';
 
@@ -123,13 +123,9 @@ function shortString(value: JsonValue | undefined): string | undefined {
   return scrubSecrets(value);
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/** Text bounded to `max` units, lone surrogates replaced, secrets scrubbed. */
+/** Text bounded to `max` units (and `…`), lone surrogates replaced, secrets scrubbed. */
 function cleanText(text: string, max: number): string {
-  let out = text.length > max ? `${text.slice(0, max)}…` : text;
-  if (!isWellFormedString(out)) out = out.replace(LONE_SURROGATE, '\uFFFD');
-  return scrubSecrets(out);
+  return scrubSecrets(boundedText(text, max + 1));
 }
 
 function parseJson(text: string): unknown {
