@@ -1,4 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
+import { RECEIPT_LIMITS } from '../../receipt/receipt-limits.ts';
 import type { ExecutedBy } from '../../resources/vocabulary.ts';
 import type { FunctionParts, RequestTool, SurfaceAdapter } from '../request-tool.ts';
 import { functionTool } from './openai-chat.ts';
@@ -40,6 +41,8 @@ export const anthropicMessagesAdapter: SurfaceAdapter = {
     const servers = body.mcp_servers;
     if (servers !== undefined && servers !== null) {
       if (!Array.isArray(servers)) problems.add('mcp_servers', 'must be an array');
+      else if (servers.length > RECEIPT_LIMITS.tools)
+        problems.add('mcp_servers', `must hold at most ${RECEIPT_LIMITS.tools} servers`);
       else
         for (const [index, server] of servers.entries()) {
           if (!isJsonObject(server)) {
@@ -125,6 +128,8 @@ function listTools(body: JsonObject, problems: RequestProblems): RequestTool[] {
       tools.push(functionTool(name, raw, index));
     } else if (typeof type !== 'string') {
       problems.add(`tools[${index}].type`, 'must be a string');
+    } else if (type.length > RECEIPT_LIMITS.toolType) {
+      problems.add(`tools[${index}].type`, `must be at most ${RECEIPT_LIMITS.toolType} characters`);
     } else {
       const native = NATIVE_TOOL_TYPES.find((t) => type.startsWith(t.prefix));
       const executedBy = native?.executedBy ?? 'provider';

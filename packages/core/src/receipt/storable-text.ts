@@ -1,0 +1,78 @@
+import { isWellFormedString } from '../json/well-formed-text.ts';
+import { scrubSecrets } from '../secrets.ts';
+import { RECEIPT_LIMITS } from './receipt-limits.ts';
+
+/**
+ * What making a receipt's values storable changed: the paths it cut (length, or list entries
+ * dropped) and the paths whose values it redacted as secret-shaped. Both end up in the receipt.
+ */
+export class StorableNotes {
+  readonly truncated: string[] = [];
+  readonly redacted: string[] = [];
+
+  cut(path: string): void {
+    const max = RECEIPT_LIMITS.truncatedPaths;
+    if (this.truncated.length < max) this.truncated.push(path);
+  }
+
+  /**
+   * `text` as a receipt may hold it: lone surrogates replaced with U+FFFD (canonical JSON and
+   * PostgreSQL refuse them), secret-shaped parts redacted when `scrub`, and at most `limit` code
+   * units (never splitting a surrogate pair). Notes what changed under `path`.
+   */
+  text(path: string, text: string, limit: number, scrub = false): string {
+    let out = isWellFormedString(text) ? text : replaceLoneSurrogates(text);
+    if (scrub) {
+      const scrubbed = scrubSecrets(out);
+      if (scrubbed !== out) {
+        this.redacted.push(path);
+        out = scrubbed;
+      }
+    }
+    if (out.length > limit) {
+      this.cut(path);
+      out = cutAt(out, limit);
+    }
+    return out;
+  }
+
+  /** {@link text} for an optional value. */
+  optional(path: string, text: string | undefined, limit: number, scrub = false) {
+    return text === undefined ? undefined : this.text(path, text, limit, scrub);
+  }
+}
+
+const nativeToWellFormed =
+  typeof (String.prototype as { toWellFormed?: unknown }).toWellFormed === 'function';
+const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** `text` with every lone surrogate replaced by U+FFFD, as a UTF-8 encoder would. */
+export function replaceLoneSurrogates(text: string): string {
+  return nativeToWellFormed
+    ? (text as unknown as { toWellFormed(): string }).toWellFormed()
+    : text.replace(LONE_SURROGATES, '\ufffd');
+}
+
+/** The first `limit` code units of `text`, one fewer when that would split a surrogate pair. */
+function cutAt(text: string, limit: number): string {
+  const last = text.charCodeAt(limit - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? limit - 1 : limit);
+}
+
+/** Bytes of `text` in UTF-8 (a lone surrogate counts as the 3 bytes of U+FFFD). */
+export function utf8ByteLength(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
