@@ -50,7 +50,7 @@ export function buildReceiptBody(input: ReceiptInput): ReceiptBody {
   });
   if (redacted_paths.length > RECEIPT_LIMITS.redactedPaths) {
     redacted_paths.length = RECEIPT_LIMITS.redactedPaths;
-    notes.cut('redacted_paths');
+    notes.cut('redacted_paths', true);
   }
   return {
     schema: 'toolgate.receipt.v2',

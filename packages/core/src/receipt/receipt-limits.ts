@@ -35,7 +35,7 @@ export const RECEIPT_LIMITS = {
   redactedArgumentsPerCall: 8,
   /** Entries of `redacted_paths` kept. */
   redactedPaths: 16,
-  /** Entries of `truncated_paths` kept (the last one then names the evidence list as a whole). */
+  /** Entries of `truncated_paths` kept (lists cut as a whole are always among them). */
   truncatedPaths: 32,
   /**
    * UTF-8 bytes of response evidence (tool calls and hosted tool events, as JSON) kept: entries

@@ -27,7 +27,7 @@ export function storableEvidence(
   for (const [index, call] of evidence.tool_calls.entries()) {
     const entry = storableCall(call, `response.tool_calls[${index}]`, notes);
     if (!fits(entry)) {
-      notes.cut('response.tool_calls');
+      notes.cut('response.tool_calls', true);
       break;
     }
     tool_calls.push(entry);
@@ -36,7 +36,7 @@ export function storableEvidence(
   for (const [index, event] of evidence.hosted_tool_events.entries()) {
     const entry = storableHostedEvent(event, `response.hosted_tool_events[${index}]`, notes);
     if (!fits(entry)) {
-      notes.cut('response.hosted_tool_events');
+      notes.cut('response.hosted_tool_events', true);
       break;
     }
     hosted_tool_events.push(entry);

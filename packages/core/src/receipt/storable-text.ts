@@ -10,9 +10,15 @@ export class StorableNotes {
   readonly truncated: string[] = [];
   readonly redacted: string[] = [];
 
-  cut(path: string): void {
-    const max = RECEIPT_LIMITS.truncatedPaths;
-    if (this.truncated.length < max) this.truncated.push(path);
+  /**
+   * Notes that the value at `path` was cut. A `whole` list cut (evidence entries dropped) is
+   * always noted; single values only while the list has room (bounded, like everything else).
+   */
+  cut(path: string, whole = false): void {
+    if (whole) this.truncated.push(path);
+    else if (this.truncated.length < RECEIPT_LIMITS.truncatedPaths - WHOLE_LIST_CUTS) {
+      this.truncated.push(path);
+    }
   }
 
   /**
@@ -41,6 +47,9 @@ export class StorableNotes {
     return text === undefined ? undefined : this.text(path, text, limit, scrub);
   }
 }
+
+/** Lists cut as a whole at most once each: tool calls, hosted events, redacted paths. */
+const WHOLE_LIST_CUTS = 3;
 
 const nativeToWellFormed =
   typeof (String.prototype as { toWellFormed?: unknown }).toWellFormed === 'function';
