@@ -18,8 +18,19 @@ import type { Attempt } from './receipt-stack.ts';
  * cut streams.
  */
 
-/** Any UTF-16 string, lone surrogates included (JSON text carries them as `\ud800` escapes). */
-const anyText = fc.string({ unit: 'binary', maxLength: 40 });
+/**
+ * Any UTF-16 string, lone surrogates included (JSON text carries them as `\ud800` escapes). A
+ * random code point is a surrogate once in 500, so they are also planted on purpose.
+ */
+const anyText = fc.oneof(
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc
+    .array(fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('\ud800', '\udbff', '\udc00')), {
+      minLength: 1,
+      maxLength: 6,
+    })
+    .map((parts) => parts.join('')),
+);
 
 const overLimit = fc.constantFrom(257, 300, 2000, 70_000).map((n) => 'a'.repeat(n));
 
@@ -70,7 +81,9 @@ const identityHeaders = fc.dictionary(
   fc.constantFrom('x-user-id', 'x-service-id', 'x-session-id'),
   fc.oneof(
     fc.string({
-      unit: fc.integer({ min: 0x21, max: 0xff }).map((c) => String.fromCharCode(c)),
+      unit: fc
+        .oneof(fc.integer({ min: 0x21, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff }))
+        .map((c) => String.fromCharCode(c)),
       maxLength: 40,
     }),
     overLimit,

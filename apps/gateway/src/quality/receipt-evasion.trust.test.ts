@@ -127,7 +127,7 @@ function agentCases(surface: Surface, stream: boolean): Case[] {
       attempt: {
         surface,
         body: json({}),
-        headers: { 'x-user-id': '\u00ed\u00a0\u0080', 'x-session-id': 'a\u0001b' },
+        headers: { 'x-user-id': '\u00ed\u00a0\u0080', 'x-session-id': 'a\u00ffb' },
       },
     },
     {
