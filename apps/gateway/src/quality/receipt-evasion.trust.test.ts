@@ -94,6 +94,16 @@ function agentCases(surface: Surface, stream: boolean): Case[] {
       : { tools: [{ name, input_schema: { type: 'object' } }] };
   return [
     refuse('lone surrogate in model', json({ model: 'gpt@LONE@' }), /model/),
+    refuse(
+      'U+0000 in model (PostgreSQL cannot store it)',
+      json({ model: 'gpt\u0000' }),
+      /model: must not contain U\+0000/,
+    ),
+    refuse(
+      'U+0000 in a tool name',
+      json(toolName('search\u0000')),
+      /tools\[0\].*must not contain U\+0000/,
+    ),
     refuse('lone surrogate in a tool name', json(toolName('search@LONE@')), /tools\[0\]/),
     refuse(
       'lone surrogate in a message',
@@ -152,6 +162,8 @@ function providerCases(surface: Surface, stream: boolean): Case[] {
   const lone = 'x@LONE@y'.replace('@LONE@', '\ud800');
   return [
     via('lone surrogate in the provider’s tool call name', { call: lone }),
+    via('U+0000 in the provider’s tool call name and error', { call: 'a\u0000b' }),
+    via('U+0000 in the provider’s error', { error: { status: 400, message: 'bad\u0000input' } }),
     via('lone surrogate in the provider’s tool call arguments', {
       call: 'search',
       arguments: { q: lone },

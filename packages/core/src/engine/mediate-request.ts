@@ -1,7 +1,7 @@
 import { ValidationError } from '../errors.ts';
 import { knownJsonText, rememberJsonText } from '../json/json-text.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json/json-value.ts';
-import { RECEIPT_LIMITS } from '../receipt/receipt-limits.ts';
+import { RECEIPT_LIMITS, receiptTextProblem } from '../receipt/receipt-limits.ts';
 import type {
   AppliedRule,
   PolicyRevisionRef,
@@ -85,10 +85,10 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
   if (typeof body.model !== 'string' || body.model === '') {
     throw new ValidationError(kind, [{ field: 'model', message: 'is required' }]);
   }
-  if (body.model.length > RECEIPT_LIMITS.model) {
+  const modelProblem = receiptTextProblem(body.model, RECEIPT_LIMITS.model);
+  if (modelProblem !== undefined) {
     // The receipt records the model: one it could not hold is refused before the provider.
-    const message = `must be at most ${RECEIPT_LIMITS.model} characters`;
-    throw new ValidationError(kind, [{ field: 'model', message }]);
+    throw new ValidationError(kind, [{ field: 'model', message: modelProblem }]);
   }
   const facts: RequestFacts = {
     surface: input.surface,

@@ -51,3 +51,14 @@ export const RECEIPT_LIMITS = {
  */
 export const MAX_STORED_RECEIPT_BYTES = 96 * 1024;
 export const STORED_RECEIPT_BYTES_PER_POLICY = 512;
+
+/**
+ * Why an agent's text cannot go into a receipt as it is, or undefined when it can: longer than
+ * `max`, or holding U+0000 (PostgreSQL text cannot store it). Lone surrogates are refused for
+ * the whole body before this (`illFormedPathInJson`).
+ */
+export function receiptTextProblem(value: string, max: number): string | undefined {
+  if (value.length > max) return `must be at most ${max} characters`;
+  if (value.includes('\u0000')) return 'must not contain U+0000';
+  return undefined;
+}

@@ -122,6 +122,14 @@ describe('a receipt from hostile provider output', () => {
       input({ response: hostileEvidence(`call${LONE}`, 1), outcome: { status: 200 } }),
     );
     expect(body.response?.tool_calls[0]?.name).toBe('call\ufffd');
+    // PostgreSQL text cannot hold U+0000 either: the API would refuse the receipt for good.
+    const nul = buildReceiptBody(
+      input({
+        response: hostileEvidence('a\u0000b', 1),
+        outcome: { status: 400, error: '\u0000' },
+      }),
+    );
+    expect(JSON.stringify(nul)).not.toContain('\\u0000');
   });
 
   it('says nothing was cut when nothing was (receipts as before)', () => {
@@ -182,5 +190,8 @@ describe('agent values a receipt could not hold', () => {
     ).toMatch(/mcp_servers\[0\]\.name/);
     const many = Array.from({ length: RECEIPT_LIMITS.tools + 1 }, (_, i) => openAITool(`t${i}`));
     expect(refused('openai-chat', openAIRequest(many))).toMatch(/tools: must hold at most 512/);
+    expect(refused('openai-chat', openAIRequest([], { model: 'gpt\u0000' }))).toMatch(
+      /model: must not contain U\+0000/,
+    );
   });
 });

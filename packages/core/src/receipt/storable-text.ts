@@ -22,12 +22,14 @@ export class StorableNotes {
   }
 
   /**
-   * `text` as a receipt may hold it: lone surrogates replaced with U+FFFD (canonical JSON and
-   * PostgreSQL refuse them), secret-shaped parts redacted when `scrub`, and at most `limit` code
+   * `text` as a receipt may hold it: lone surrogates and U+0000 replaced with U+FFFD (canonical
+   * JSON and PostgreSQL refuse them), secret-shaped parts redacted when `scrub`, and at most `limit` code
    * units (never splitting a surrogate pair). Notes what changed under `path`.
    */
   text(path: string, text: string, limit: number, scrub = false): string {
     let out = isWellFormedString(text) ? text : replaceLoneSurrogates(text);
+    // PostgreSQL text cannot hold U+0000: the API refuses a receipt with one for good.
+    if (out.includes('\u0000')) out = out.replaceAll('\u0000', '\ufffd');
     if (scrub) {
       const scrubbed = scrubSecrets(out);
       if (scrubbed !== out) {

@@ -1,5 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
-import { RECEIPT_LIMITS } from '../../receipt/receipt-limits.ts';
+import { RECEIPT_LIMITS, receiptTextProblem } from '../../receipt/receipt-limits.ts';
 import type { ExecutedBy } from '../../resources/vocabulary.ts';
 import type { FunctionParts, RequestTool, SurfaceAdapter } from '../request-tool.ts';
 import { functionTool } from './openai-chat.ts';
@@ -128,8 +128,11 @@ function listTools(body: JsonObject, problems: RequestProblems): RequestTool[] {
       tools.push(functionTool(name, raw, index));
     } else if (typeof type !== 'string') {
       problems.add(`tools[${index}].type`, 'must be a string');
-    } else if (type.length > RECEIPT_LIMITS.toolType) {
-      problems.add(`tools[${index}].type`, `must be at most ${RECEIPT_LIMITS.toolType} characters`);
+    } else if (receiptTextProblem(type, RECEIPT_LIMITS.toolType) !== undefined) {
+      problems.add(
+        `tools[${index}].type`,
+        receiptTextProblem(type, RECEIPT_LIMITS.toolType) as string,
+      );
     } else {
       const native = NATIVE_TOOL_TYPES.find((t) => type.startsWith(t.prefix));
       const executedBy = native?.executedBy ?? 'provider';

@@ -1,6 +1,6 @@
 import { type FieldCause, ValidationError } from '../../errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
-import { RECEIPT_LIMITS } from '../../receipt/receipt-limits.ts';
+import { RECEIPT_LIMITS, receiptTextProblem } from '../../receipt/receipt-limits.ts';
 import type { RequestTool } from '../request-tool.ts';
 
 /** Collects field errors while reading a request, then throws them all at once. */
@@ -83,8 +83,9 @@ export function nonEmptyString(
   max: number = RECEIPT_LIMITS.toolName,
 ): string | undefined {
   if (typeof value === 'string' && value.length > 0) {
-    if (value.length <= max) return value;
-    problems.add(field, `must be at most ${max} characters`);
+    const problem = receiptTextProblem(value, max);
+    if (problem === undefined) return value;
+    problems.add(field, problem);
     return undefined;
   }
   problems.add(field, value === undefined ? 'is required' : 'must be a non-empty string');
