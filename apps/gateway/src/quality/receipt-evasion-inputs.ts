@@ -25,10 +25,16 @@ import type { Attempt } from './receipt-stack.ts';
 const anyText = fc.oneof(
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc
-    .array(fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom('\ud800', '\udbff', '\udc00')), {
-      minLength: 1,
-      maxLength: 6,
-    })
+    .array(
+      fc.oneof(
+        fc.string({ maxLength: 6 }),
+        fc.constantFrom('\ud800', '\udbff', '\udc00', '\u0000'),
+      ),
+      {
+        minLength: 1,
+        maxLength: 6,
+      },
+    )
     .map((parts) => parts.join('')),
 );
 
