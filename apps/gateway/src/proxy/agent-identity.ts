@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { type IdentityClaims, scrubSecrets } from '@toolgate/core';
+import { type IdentityClaims, RECEIPT_LIMITS, scrubSecrets } from '@toolgate/core';
 import { toolgateTokenIn } from './upstream.ts';
 
 /** The headers an agent names itself with, and the receipt field each one fills. */
@@ -9,7 +9,8 @@ const CLAIM_HEADERS = [
   ['x-session-id', 'session'],
 ] as const;
 const TOKEN_HEADER = 'x-toolgate-token';
-const MAX_CLAIM_LENGTH = 256;
+/** A claim is recorded in the receipt as sent: bounded like every receipt-bound field. */
+const MAX_CLAIM_LENGTH = RECEIPT_LIMITS.identityClaim;
 
 /** An identity header the gateway refuses to read (400, naming the header). */
 export class UnreadableIdentityError extends Error {}

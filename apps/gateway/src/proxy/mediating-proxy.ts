@@ -3,8 +3,10 @@ import { performance } from 'node:perf_hooks';
 import {
   type BindableIdentity,
   bindIdentity,
+  boundedText,
   createStreamMediator,
   enforceResponseBody,
+  holdActionableTail,
   jsonObjectUtf8,
   type MediationResult,
   mediateRequest,
@@ -26,8 +28,10 @@ import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 import { type AgentBody, readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
 import { readAgentIdentity, UnreadableIdentityError } from './agent-identity.ts';
 import { providerErrorJson } from './provider-errors.ts';
+import { checkWellFormed, UnrecordableRequestError } from './recordable-request.ts';
+import { relayStream, streamErrorEvent } from './stream-relay.ts';
 import type { Upstreams } from './upstream.ts';
-import type { ProviderCall, UpstreamAnswer, UpstreamBody } from './upstream-answer.ts';
+import type { ProviderCall, UpstreamAnswer } from './upstream-answer.ts';
 
 /** Response headers from the provider worth passing on (ids, rate limits, retry hints). */
 const PASSED_HEADERS = /^(x-request-id|request-id|openai-|anthropic-|x-ratelimit-|retry-after)/;
@@ -121,13 +125,21 @@ export class MediatingProxy {
       return this.refuse(reply, surface, 503, 'gateway not ready: no valid policy bundle yet');
     if (this.deps.recorder.full()) {
       metrics.spoolRejected.inc();
-      return this.refuse(reply, surface, 503, 'gateway receipt spool is full; retry later');
+      return this.refuse(reply, surface, 503, SPOOL_FULL);
     }
     let body: unknown;
     try {
       body = this.parser.parse(received.text);
     } catch (error) {
       return this.refuse(reply, surface, 400, `malformed JSON body: ${(error as Error).message}`);
+    }
+    // Everything the receipt will hold is checked before the provider sees the request.
+    try {
+      checkWellFormed(received.text, body);
+    } catch (error) {
+      if (error instanceof UnrecordableRequestError)
+        return this.refuse(reply, surface, 400, error.message);
+      throw error;
     }
     let mediation: MediationResult;
     let identity: ReceiptIdentity;
@@ -149,7 +161,7 @@ export class MediatingProxy {
       if (error instanceof ValidationError) {
         const details =
           error instanceof UnsupportedRequestError ? error.providerDetails : undefined;
-        return this.refuse(reply, surface, 400, error.message, details);
+        return this.refuse(reply, surface, 400, error.message, details ? { details } : {});
       }
       if (error instanceof UnreadableIdentityError)
         return this.refuse(reply, surface, 400, error.message);
@@ -272,7 +284,9 @@ export class MediatingProxy {
         [RECEIPT_HEADER]: record.id,
       }),
     );
-    const mediator = createStreamMediator(record.mediation.response);
+    // Text deltas flow as they arrive; the first tool call, finish reason or end of turn, and
+    // everything after it, waits until the receipt is durable.
+    const mediator = holdActionableTail(createStreamMediator(record.mediation.response), surface);
     let error: string | undefined;
     let streamStatus = 200;
     let tail = '';
@@ -295,17 +309,19 @@ export class MediatingProxy {
     this.deps.metrics.upstreamSeconds.observe({ surface }, upstreamMs / 1000);
     const evidence = mediator.evidence();
     this.countBlocked(surface, evidence);
-    const status = streamStatus;
-    const finished: Finished = { status, upstreamMs, evidence, ...(error ? { error } : {}) };
-    try {
-      await this.deps.recorder.record(
-        this.receiptInput(record, finished),
-        record.mediation.schemas,
-      );
-    } catch (spoolError) {
-      // Headers are gone: the best left is to tell the agent in-stream and never hide the loss.
-      this.deps.log.error({ err: spoolError, receipt: record.id }, 'receipt could not be spooled');
-      tail = streamErrorEvent(surface, 'gateway could not record this request');
+    const finished: Finished = {
+      status: streamStatus,
+      upstreamMs,
+      evidence,
+      ...(error ? { error } : {}),
+    };
+    const recorded = await this.recordReceipt(record, finished);
+    let status = streamStatus;
+    if (!recorded.ok) {
+      // Headers are gone: the agent gets an error event in place of the held tail (no tool call,
+      // no finish, no [DONE]), and the metrics never count this request a success.
+      tail = streamErrorEvent(surface, recorded.message);
+      status = recorded.status;
     }
     this.deps.metrics.requests.inc({ surface, status: String(status) });
     if (!reply.destroyed) reply.end(tail);
@@ -318,7 +334,13 @@ export class MediatingProxy {
     payload: string,
     finished: Finished,
   ): Promise<void> {
-    if (!(await this.spool(record, finished, reply))) return;
+    const recorded = await this.recordReceipt(record, finished);
+    if (!recorded.ok) {
+      const headers: Record<string, string> = recorded.receipt
+        ? { [RECEIPT_HEADER]: record.id }
+        : {};
+      return this.refuse(reply, record.surface, recorded.status, recorded.message, { headers });
+    }
     const { status } = finished;
     this.deps.metrics.requests.inc({ surface: record.surface, status: String(status) });
     const headers = finished.headers ?? {};
@@ -340,30 +362,69 @@ export class MediatingProxy {
     });
   }
 
-  /** Spools the receipt; false (and a 503 already sent) when the spool refused it. */
-  private async spool(
-    record: RequestRecord,
-    finished: Finished,
-    reply: ServerResponse,
-  ): Promise<boolean> {
+  /**
+   * Spools the request's receipt. When the spool refuses it, the agent must get an error
+   * instead of the answer. When the receipt cannot even be built (a value it cannot hold got
+   * past the checks: a bug, but the provider has been called), an error receipt takes its place,
+   * so the forwarded request is still on record, and the agent gets an error too.
+   */
+  private async recordReceipt(record: RequestRecord, finished: Finished): Promise<Recorded> {
     try {
       await this.deps.recorder.record(
         this.receiptInput(record, finished),
         record.mediation.schemas,
       );
-      return true;
+      return RECORDED;
     } catch (error) {
-      if (error instanceof SpoolFailedError) {
-        // A write or fsync failed (the spool stopped): answer without a receipt? Never.
-        this.deps.log.error({ err: error, receipt: record.id }, 'receipt could not be spooled');
-        this.refuse(reply, record.surface, 503, 'gateway cannot record receipts right now');
-        return false;
-      }
-      if (!(error instanceof SpoolFullError)) throw error;
-      this.deps.metrics.spoolRejected.inc();
-      this.refuse(reply, record.surface, 503, 'gateway receipt spool is full; retry later');
-      return false;
+      const refused = this.spoolRefusal(error, record);
+      if (refused) return refused;
+      this.deps.log.error(
+        { err: error, receipt: record.id },
+        'receipt could not be built; recording an error receipt in its place',
+      );
     }
+    try {
+      await this.deps.recorder.record(this.errorReceiptInput(record, finished), new Map());
+      return { ok: false, status: 500, message: NOT_RECORDED, receipt: true };
+    } catch (error) {
+      const refused = this.spoolRefusal(error, record);
+      if (refused) return refused;
+      this.deps.log.error({ err: error, receipt: record.id }, 'error receipt could not be built');
+      return { ok: false, status: 500, message: NOT_RECORDED, receipt: false };
+    }
+  }
+
+  /** What the agent gets when the spool refused a receipt; undefined for any other error. */
+  private spoolRefusal(error: unknown, record: RequestRecord): Recorded | undefined {
+    if (error instanceof SpoolFailedError) {
+      // A write or fsync failed (the spool stopped): answer without a receipt? Never.
+      this.deps.log.error({ err: error, receipt: record.id }, 'receipt could not be spooled');
+      return { ok: false, status: 503, message: SPOOL_FAILED, receipt: false };
+    }
+    if (error instanceof SpoolFullError) {
+      this.deps.metrics.spoolRejected.inc();
+      return { ok: false, status: 503, message: SPOOL_FULL, receipt: false };
+    }
+    return undefined;
+  }
+
+  /**
+   * A receipt holding only what the gateway itself decided (no tools, no response evidence):
+   * outcome 500, saying the full receipt failed.
+   */
+  private errorReceiptInput(record: RequestRecord, finished: Finished) {
+    const { mediation } = record;
+    return {
+      ...this.receiptInput(record, { upstreamMs: finished.upstreamMs, status: 500 }),
+      mediation: {
+        model: mediation.model,
+        stream: mediation.stream,
+        tools: [],
+        policies: mediation.policies,
+        response: mediation.response,
+      },
+      outcome: { status: 500, error: `${NOT_RECORDED} (provider status ${finished.status})` },
+    };
   }
 
   private receiptInput(record: RequestRecord, finished: Finished) {
@@ -385,15 +446,21 @@ export class MediatingProxy {
     };
   }
 
+  /**
+   * Answers an error of the gateway's own, in the provider's format. The message may quote the
+   * agent's input (a JSON parse error does): it is scrubbed and bounded like anything else that
+   * leaves the process.
+   */
   private refuse(
     reply: ServerResponse,
     surface: Surface,
     status: number,
     message: string,
-    details?: ProviderErrorDetails,
+    extra: { details?: ProviderErrorDetails; headers?: Record<string, string> } = {},
   ): void {
     this.deps.metrics.requests.inc({ surface, status: String(status) });
-    sendJson(reply, status, providerErrorJson(surface, status, message, details));
+    const safe = scrubSecrets(boundedText(message, MAX_ERROR_MESSAGE));
+    sendJson(reply, status, providerErrorJson(surface, status, safe, extra.details), extra.headers);
   }
 
   private countBlocked(surface: Surface, evidence: ResponseEvidence): void {
@@ -403,6 +470,15 @@ export class MediatingProxy {
 }
 
 const TOO_DEEP = 'request body nests too deeply';
+const NOT_RECORDED = 'gateway could not record this request';
+const SPOOL_FAILED = 'gateway cannot record receipts right now';
+const SPOOL_FULL = 'gateway receipt spool is full; retry later';
+/** The gateway's own error messages quote at most this much. */
+const MAX_ERROR_MESSAGE = 1024;
+
+/** Whether the receipt was recorded; if not, the error the agent gets, and whether an error receipt stands in. */
+type Recorded = { ok: true } | { ok: false; status: number; message: string; receipt: boolean };
+const RECORDED: Recorded = { ok: true };
 
 /**
  * JSON.parse takes any depth, but walking the result (tool schemas, re-serializing a mediated
@@ -445,53 +521,6 @@ function safeJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/**
- * Writes `mediate(chunk)` to the agent for every chunk of the provider's stream, in the same
- * turn it arrives (no stream or async iterator in between: on the path of every token). The
- * provider is paused while the agent's socket is full. Resolves at the stream's end; rejects
- * with its error, or with what `mediate` threw.
- */
-function relayStream(
-  body: UpstreamBody,
-  reply: ServerResponse,
-  mediate: (chunk: Uint8Array) => string,
-): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const resume = () => body.resume();
-    let settled = false;
-    const settle = (error?: Error) => {
-      if (settled) return;
-      settled = true;
-      reply.off('drain', resume);
-      if (error) reject(error);
-      else resolve();
-    };
-    reply.on('drain', resume);
-    body.consume({
-      data(chunk) {
-        if (settled) return true;
-        let out: string;
-        try {
-          out = mediate(chunk);
-        } catch (error) {
-          settle(error as Error);
-          body.destroy(error as Error);
-          return true;
-        }
-        return out === '' || reply.write(out);
-      },
-      end: () => settle(),
-      error: settle,
-    });
-  });
-}
-
-/** The error event each provider sends when a stream fails. */
-function streamErrorEvent(surface: Surface, message: string): string {
-  const body = providerErrorJson(surface, 502, message);
-  return surface === 'anthropic-messages' ? `event: error\ndata: ${body}\n\n` : `data: ${body}\n\n`;
 }
 
 function round(ms: number): number {

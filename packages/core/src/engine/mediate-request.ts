@@ -1,6 +1,7 @@
 import { ValidationError } from '../errors.ts';
 import { knownJsonText, rememberJsonText } from '../json/json-text.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json/json-value.ts';
+import { RECEIPT_LIMITS, receiptTextProblem } from '../receipt/receipt-limits.ts';
 import type {
   AppliedRule,
   PolicyRevisionRef,
@@ -95,6 +96,11 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
   const adapter = adapterFor(input.surface, body);
   if (typeof body.model !== 'string' || body.model === '') {
     throw new ValidationError(kind, [{ field: 'model', message: 'is required' }]);
+  }
+  const modelProblem = receiptTextProblem(body.model, RECEIPT_LIMITS.model);
+  if (modelProblem !== undefined) {
+    // The receipt records the model: one it could not hold is refused before the provider.
+    throw new ValidationError(kind, [{ field: 'model', message: modelProblem }]);
   }
   const facts: RequestFacts = {
     surface: input.surface,

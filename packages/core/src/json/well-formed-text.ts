@@ -79,17 +79,23 @@ export function illFormedPathInJson(text: string, parsed: unknown): string | und
   return jsonTextMayHoldLoneSurrogate(text) ? illFormedPath(parsed) : undefined;
 }
 
+const nativeToWellFormed =
+  typeof (String.prototype as { toWellFormed?: unknown }).toWellFormed === 'function';
 const LONE_SURROGATES = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** `s` with every lone surrogate replaced by U+FFFD (what a UTF-8 encoder would write). */
 export function toWellFormedString(s: string): string {
-  return isWellFormedString(s) ? s : s.replace(LONE_SURROGATES, '\ufffd');
+  if (isWellFormedString(s)) return s;
+  return nativeToWellFormed
+    ? (s as unknown as { toWellFormed(): string }).toWellFormed()
+    : s.replace(LONE_SURROGATES, '\ufffd');
 }
 
 /**
  * Text that leaves the process (a status message, an error, a log field) bounded to `max` UTF-16
- * units, `…` included, never cut inside a surrogate pair, and with lone surrogates replaced:
- * always storable and encodable, whatever it was made from.
+ * units, `…` included, never cut inside a surrogate pair, with lone surrogates and U+0000 (which
+ * PostgreSQL text cannot hold) replaced by U+FFFD: always storable and encodable, whatever it was
+ * made from.
  */
 export function boundedText(text: string, max: number): string {
   let out = text;
@@ -99,5 +105,6 @@ export function boundedText(text: string, max: number): string {
     if (last >= 0xd800 && last <= 0xdbff) end--;
     out = `${out.slice(0, end)}…`;
   }
-  return toWellFormedString(out);
+  out = toWellFormedString(out);
+  return out.includes('\u0000') ? out.replaceAll('\u0000', '\ufffd') : out;
 }

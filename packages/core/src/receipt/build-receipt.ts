@@ -1,6 +1,8 @@
 import type { MediationResult } from '../engine/mediate-request.ts';
-import { scrubSecrets } from '../secrets.ts';
+import { RECEIPT_LIMITS } from './receipt-limits.ts';
 import type { ReceiptBody, ReceiptIdentity, ResponseEvidence } from './receipt-schema.ts';
+import { storableEvidence } from './storable-evidence.ts';
+import { StorableNotes } from './storable-text.ts';
 
 /** Everything a receipt records about one gateway request. Clock and ids come from the caller. */
 export interface ReceiptInput {
@@ -22,35 +24,64 @@ export interface ReceiptInput {
 
 /**
  * The receipt body (SPEC §3): the `wardwright_tool_mediation` block only when mediation changed
- * something, response-side evidence, and the paths redacted before hashing. Error text is
- * scrubbed of anything shaped like a credential.
+ * something, response-side evidence, and the paths redacted before hashing. Always builds,
+ * whatever the request and the provider sent: every value an agent or a provider chose is made
+ * storable here (lone surrogates replaced, lengths and lists bounded by {@link RECEIPT_LIMITS},
+ * what was cut listed in `truncated_paths`), and secret-shaped text in the model, the identity
+ * claims, the error and hosted events is redacted (listed in `redacted_paths`). The tool set is
+ * the exception: it comes from the request, whose tools the engine refuses past the limits
+ * before the provider is called.
  */
 export function buildReceiptBody(input: ReceiptInput): ReceiptBody {
   const { mediation } = input;
-  const redacted_paths: string[] = [];
-  input.response?.tool_calls.forEach((call, index) => {
+  const notes = new StorableNotes();
+  const model = notes.text('model', mediation.model, RECEIPT_LIMITS.model, true);
+  const identity = storableIdentity(input.identity, notes);
+  const error =
+    input.outcome.error === undefined
+      ? undefined
+      : notes.text('outcome.error', input.outcome.error, RECEIPT_LIMITS.errorMessage, true);
+  const response = input.response ? storableEvidence(input.response, notes) : undefined;
+  const redacted_paths = [...notes.redacted];
+  response?.tool_calls.forEach((call, index) => {
     for (const path of call.redacted_arguments ?? []) {
       redacted_paths.push(`response.tool_calls[${index}].arguments.${path}`);
     }
   });
+  if (redacted_paths.length > RECEIPT_LIMITS.redactedPaths) {
+    redacted_paths.length = RECEIPT_LIMITS.redactedPaths;
+    notes.cut('redacted_paths', true);
+  }
   return {
     schema: 'toolgate.receipt.v2',
     id: input.id,
     gateway: input.gateway,
     surface: mediation.response.surface,
-    model: mediation.model,
+    model,
     stream: mediation.stream,
     timestamps: { received_at: input.receivedAt, completed_at: input.completedAt },
     latency_ms: input.latencyMs,
-    identity: input.identity,
+    identity,
     bundle: { etag: input.bundleEtag, policies: [...mediation.policies] },
     outcome: {
       status: input.outcome.status,
-      ...(input.outcome.error !== undefined ? { error: scrubSecrets(input.outcome.error) } : {}),
+      ...(error !== undefined ? { error } : {}),
     },
     ...(mediation.mediation ? { wardwright_tool_mediation: mediation.mediation } : {}),
     tools: mediation.tools,
-    ...(input.response ? { response: input.response } : {}),
+    ...(response ? { response } : {}),
     redacted_paths,
+    ...(notes.truncated.length > 0 ? { truncated_paths: notes.truncated } : {}),
   };
+}
+
+/** The identity claims (agent headers) as a receipt may hold them. */
+function storableIdentity(identity: ReceiptIdentity, notes: StorableNotes): ReceiptIdentity {
+  const limit = RECEIPT_LIMITS.identityClaim;
+  const out: ReceiptIdentity = { ...identity };
+  for (const key of ['human', 'service', 'session'] as const) {
+    const value = identity[key];
+    if (value !== undefined) out[key] = notes.text(`identity.${key}`, value, limit, true);
+  }
+  return out;
 }

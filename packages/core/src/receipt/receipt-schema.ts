@@ -172,8 +172,16 @@ export const ReceiptBody = z.object({
   wardwright_tool_mediation: ToolMediationBlock.optional(),
   tools: z.array(ToolRecord),
   response: ResponseEvidence.optional(),
-  /** Paths whose values were redacted before hashing (e.g. `tool_calls[0].arguments.token`). */
+  /**
+   * Paths whose values were redacted before hashing (e.g. `tool_calls[0].arguments.token`), or
+   * because they looked like a credential (`model`, `identity.session`).
+   */
   redacted_paths: z.array(z.string()),
+  /**
+   * Paths whose values the gateway cut to fit a receipt (`response.tool_calls[0].name`), or lists
+   * it cut short (`response.tool_calls`); absent when nothing was cut. See RECEIPT_LIMITS.
+   */
+  truncated_paths: z.array(z.string()).optional(),
 });
 export type ReceiptBody = z.infer<typeof ReceiptBody>;
 

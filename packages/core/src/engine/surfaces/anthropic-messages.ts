@@ -1,5 +1,6 @@
 import { UnsupportedRequestError } from '../../errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
+import { RECEIPT_LIMITS, receiptTextProblem } from '../../receipt/receipt-limits.ts';
 import type { ExecutedBy } from '../../resources/vocabulary.ts';
 import type { FunctionParts, RequestTool, SurfaceAdapter } from '../request-tool.ts';
 import { functionTool } from './openai-chat.ts';
@@ -47,6 +48,8 @@ export const anthropicMessagesAdapter: SurfaceAdapter = {
     const servers = body.mcp_servers;
     if (servers !== undefined && servers !== null) {
       if (!Array.isArray(servers)) problems.add('mcp_servers', 'must be an array');
+      else if (servers.length > RECEIPT_LIMITS.tools)
+        problems.add('mcp_servers', `must hold at most ${RECEIPT_LIMITS.tools} servers`);
       else
         for (const [index, server] of servers.entries()) {
           if (!isJsonObject(server)) {
@@ -182,6 +185,11 @@ function listTools(body: JsonObject, problems: RequestProblems): RequestTool[] {
       tools.push(functionTool(name, raw, index));
     } else if (typeof type !== 'string') {
       problems.add(`tools[${index}].type`, 'must be a string');
+    } else if (receiptTextProblem(type, RECEIPT_LIMITS.toolType) !== undefined) {
+      problems.add(
+        `tools[${index}].type`,
+        receiptTextProblem(type, RECEIPT_LIMITS.toolType) as string,
+      );
     } else {
       const native = NATIVE_TOOL_TYPES.find((t) => type.startsWith(t.prefix));
       const executedBy = native?.executedBy ?? 'provider';

@@ -1,5 +1,6 @@
 import { type FieldCause, ValidationError } from '../../errors.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
+import { RECEIPT_LIMITS, receiptTextProblem } from '../../receipt/receipt-limits.ts';
 import type { RequestTool } from '../request-tool.ts';
 
 /** Collects field errors while reading a request, then throws them all at once. */
@@ -70,6 +71,11 @@ export function readToolArray(
     problems.add(key, 'must be an array');
     return [];
   }
+  if (tools.length > RECEIPT_LIMITS.tools) {
+    // Every tool lands in the receipt: a list no receipt could hold is refused, not forwarded.
+    problems.add('tools', `must hold at most ${RECEIPT_LIMITS.tools} tools`);
+    return [];
+  }
   const out: JsonObject[] = [];
   tools.forEach((tool, index) => {
     if (isJsonObject(tool)) out.push(tool);
@@ -78,12 +84,22 @@ export function readToolArray(
   return out;
 }
 
+/**
+ * A name the receipt records (tool and MCP server names): a non-empty string of at most
+ * `max` code units, so the receipt can always hold it.
+ */
 export function nonEmptyString(
   value: JsonValue | undefined,
   field: string,
   problems: RequestProblems,
+  max: number = RECEIPT_LIMITS.toolName,
 ): string | undefined {
-  if (typeof value === 'string' && value.length > 0) return value;
+  if (typeof value === 'string' && value.length > 0) {
+    const problem = receiptTextProblem(value, max);
+    if (problem === undefined) return value;
+    problems.add(field, problem);
+    return undefined;
+  }
   problems.add(field, value === undefined ? 'is required' : 'must be a non-empty string');
   return undefined;
 }
