@@ -35,7 +35,7 @@ const SECRET_PATTERNS: ReadonlyArray<readonly [RegExp, string]> = [
  * values per request.
  */
 const MAYBE_SECRET =
-  /sk-|tg_|AKIA|gh[pousr]_|github_pat_|xox[abposr]-|AIza|bearer|basic|api[_-]?key|authorization|passw|secret/i;
+  /sk-|tg_|AKIA|gh[pousr]_|github_pat_|xox[abposr]-|AIza|bearer|basic|api[_-]?key|authorization|passw|secret|(?:key|token|pwd|sig|signature|auth|credentials?)=/i;
 
 /** Replaces anything shaped like a credential with `[REDACTED]`. */
 export function scrubSecrets(text: string): string {
