@@ -27,14 +27,18 @@ import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 import { type AgentBody, readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
 import { readAgentIdentity, UnreadableIdentityError } from './agent-identity.ts';
-import { providerErrorJson } from './provider-errors.ts';
+import {
+  errorMessage,
+  passedHeaders,
+  providerErrorJson,
+  safeJson,
+  upstreamFailure,
+} from './provider-errors.ts';
 import { checkWellFormed, UnrecordableRequestError } from './recordable-request.ts';
 import { relayStream, streamErrorEvent } from './stream-relay.ts';
 import type { Upstreams } from './upstream.ts';
 import type { ProviderCall, UpstreamAnswer } from './upstream-answer.ts';
 
-/** Response headers from the provider worth passing on (ids, rate limits, retry hints). */
-const PASSED_HEADERS = /^(x-request-id|request-id|openai-|anthropic-|x-ratelimit-|retry-after)/;
 export const RECEIPT_HEADER = 'x-toolgate-receipt-id';
 
 export interface ProxyDependencies {
@@ -487,40 +491,6 @@ const RECORDED: Recorded = { ok: true };
  */
 function isTooDeep(error: unknown): boolean {
   return error instanceof RangeError && /call stack/i.test(error.message);
-}
-
-/** `into`, plus the provider's headers worth passing on to the agent. */
-function passedHeaders(
-  upstream: Record<string, string | string[] | undefined>,
-  into: Record<string, string | string[]>,
-): Record<string, string | string[]> {
-  for (const name in upstream) {
-    const value = upstream[name];
-    if (value !== undefined && PASSED_HEADERS.test(name)) into[name] = value;
-  }
-  return into;
-}
-
-function upstreamFailure(error: unknown): { status: number; message: string } {
-  const code = (error as { code?: string }).code ?? '';
-  if (/TIMEOUT/i.test(code)) return { status: 504, message: 'upstream timed out' };
-  if ((error as Error).name === 'AbortError')
-    return { status: 499, message: 'client disconnected' };
-  return { status: 502, message: `upstream unavailable (${code || (error as Error).message})` };
-}
-
-function errorMessage(text: string): string {
-  const parsed = safeJson(text) as { error?: { message?: unknown } } | undefined;
-  const message = parsed?.error?.message;
-  return typeof message === 'string' ? message : text.slice(0, 500);
-}
-
-function safeJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 function round(ms: number): number {

@@ -19,6 +19,7 @@ import type { RuleIdentity } from './identity-match.ts';
 import { derivedFromFrozen, type KnownDeclaration, type MediationMemo } from './mediation-memo.ts';
 import { isMetaTool } from './meta-tools.ts';
 import { assignProviderNames } from './provider-names.ts';
+import { type CatalogOutcome, isListed, writeRequest } from './provider-request.ts';
 import type { RequestTool, SurfaceAdapter } from './request-tool.ts';
 import { createResponseContext, type MediatedTool } from './response-decisions.ts';
 import { anthropicMessagesAdapter } from './surfaces/anthropic-messages.ts';
@@ -38,6 +39,8 @@ export interface MediationInput {
   /** Gateway-hosted tools to offer the provider (declared_by wardwright; they win collisions). */
   hostedTools?: ReadonlyArray<ToolDeclarationInput>;
 }
+
+export type { CatalogOutcome } from './provider-request.ts';
 
 export interface MediationResult {
   /** The request to send to the provider; the input object itself when nothing changed. */
@@ -127,21 +130,6 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
       fidelityOf: (tool) => catalog.fidelity.get(tool) ?? 'opaque',
     }),
   };
-}
-
-/**
- * Everything mediation decides from the tool catalog alone: a pure function of the catalog and
- * of which rules apply, so the bundle memoizes it (see {@link MediationMemo.catalog}).
- */
-export interface CatalogOutcome {
-  readonly entries: ReadonlyArray<MediatedTool>;
-  /** The declarations the provider sees in `tools`, in order (one array, its text remembered). */
-  readonly declarations: ReadonlyArray<JsonObject>;
-  readonly changed: boolean;
-  readonly mediation?: ToolMediationBlock;
-  readonly tools: ToolRecord[];
-  readonly schemas: ReadonlyMap<string, JsonObject>;
-  readonly fidelity: ReadonlyMap<MediatedTool, Fidelity>;
 }
 
 /**
@@ -272,10 +260,6 @@ function identifyOriginal(
 }
 
 /** The agent's own callable declarations: `tools`, or legacy `functions`. */
-function isListed(tool: RequestTool): boolean {
-  return tool.origin === 'tools' || tool.origin === 'functions';
-}
-
 function newEntry(tool: RequestTool, known: KnownDeclaration): Entry {
   return {
     tool,
@@ -455,67 +439,6 @@ function finalizeProviderNames(entries: Entry[], adapter: SurfaceAdapter, rewrit
       return adapter.writeFunction({ ...parts, name: alias }, entry.decl);
     });
     entry.providerName = alias;
-  });
-}
-
-/** What writing the provider request needs from a catalog outcome, whatever the request. */
-interface CatalogEdits {
-  /** The tools in the provider's `tools` array. */
-  visible: ReadonlyArray<Entry>;
-  /** Agent name → provider name, for the agent's own function tools the provider knows renamed. */
-  renames: ReadonlyMap<string, string>;
-  /** Request-level tools the provider must not see: hidden, or replaced by a function tool. */
-  hiddenRequestLevel: ReadonlyArray<RequestTool>;
-}
-
-/** Per catalog outcome: a memoized one is shared by every request that sends its catalog. */
-const CATALOG_EDITS = new WeakMap<CatalogOutcome, CatalogEdits>();
-
-function catalogEdits(catalog: CatalogOutcome): CatalogEdits {
-  const entries = catalog.entries as ReadonlyArray<Entry>;
-  const visible = entries.filter((e) => e.inTools && e.visible);
-  const renames = new Map<string, string>();
-  for (const e of visible) {
-    if (isListed(e.tool) && e.tool.kind === 'function' && e.providerName !== e.tool.name) {
-      renames.set(e.tool.name, e.providerName);
-    }
-  }
-  return {
-    visible,
-    renames,
-    hiddenRequestLevel: entries
-      .filter((e) => !isListed(e.tool) && e.tool.origin !== 'hosted')
-      .filter((e) => !e.visible || e.inTools)
-      .map((e) => e.tool),
-  };
-}
-
-function writeRequest(
-  body: JsonObject,
-  catalog: CatalogOutcome,
-  adapter: SurfaceAdapter,
-): JsonObject {
-  const { visible, renames, hiddenRequestLevel } = derivedFromFrozen(
-    CATALOG_EDITS,
-    catalog,
-    catalogEdits,
-  );
-  const byAgentName = (name: string) => visible.find((e) => e.tool.name === name);
-  const choice = adapter.readToolChoice(body);
-  let toolChoice: JsonValue | undefined;
-  if (choice.kind === 'mode') toolChoice = choice.raw;
-  else if (choice.kind === 'named') {
-    const target = byAgentName(choice.name);
-    toolChoice = target ? adapter.renameToolChoice(choice, [target.providerName]) : undefined;
-  } else if (choice.kind === 'allowed') {
-    const names = choice.names.flatMap((n) => byAgentName(n)?.providerName ?? []);
-    toolChoice = names.length > 0 ? adapter.renameToolChoice(choice, names) : undefined;
-  }
-  return adapter.writeRequest(body, {
-    declarations: catalog.declarations,
-    toolChoice,
-    hiddenRequestLevel,
-    renames,
   });
 }
 
