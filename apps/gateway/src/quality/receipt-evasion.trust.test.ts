@@ -27,7 +27,7 @@ import {
  */
 
 const SOURCE = 'apps/gateway/src/quality/receipt-evasion.trust.test.ts';
-const PROPERTY_RUNS = 500;
+const PROPERTY_RUNS = 2000;
 
 let stack: ReceiptStack;
 const outcomes: Outcome[] = [];
