@@ -16,7 +16,7 @@ import { MediationMode as MediationModes } from '../resources/vocabulary.ts';
 import type { ResponseContext } from '../response/response-context.ts';
 import type { CompiledBundle, CompiledRule, RequestFacts } from './compile-bundle.ts';
 import type { RuleIdentity } from './identity-match.ts';
-import { derivedFromFrozen, type KnownDeclaration, type MediationMemo } from './mediation-memo.ts';
+import type { KnownDeclaration, MediationMemo } from './mediation-memo.ts';
 import { isMetaTool } from './meta-tools.ts';
 import { assignProviderNames } from './provider-names.ts';
 import { type CatalogOutcome, isListed, writeRequest } from './provider-request.ts';
