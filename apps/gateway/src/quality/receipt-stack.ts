@@ -36,6 +36,11 @@ export interface Attempt {
 
 /** What came of an attempt. */
 export interface Outcome {
+  /**
+   * The HTTP status, or 0 when the gateway's HTTP parser closed the connection before the
+   * answer could be read (Node answers headers past its 16 KiB limit with 431 and closes at
+   * once, which races with the client still sending its body).
+   */
   status: number;
   text: string;
   receiptId: string | null;
@@ -78,7 +83,13 @@ export async function startReceiptStack(gatewayName: string): Promise<ReceiptSta
     env: { BODY_LIMIT: String(16 * 1024 * 1024) },
   });
   await untilSynced(api, gatewayName, 15_000);
-  const providerSeq = () => mock.requests.last(1)[0]?.seq ?? 0;
+  // Every request the provider's HTTP server received, including those it refused before its
+  // handler ran (Fastify answers a `__proto__` key with 400 without logging the request).
+  let received = 0;
+  mock.app.server.on('request', () => {
+    received++;
+  });
+  const providerSeq = () => received;
 
   return {
     api,
@@ -87,12 +98,23 @@ export async function startReceiptStack(gatewayName: string): Promise<ReceiptSta
     gatewayName,
     async send(attempt) {
       const before = providerSeq();
-      const response = await fetch(gateway.url + ENDPOINTS[attempt.surface], {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...attempt.headers },
-        body: attempt.body,
-        signal: AbortSignal.timeout(30_000),
-      });
+      let response: Response;
+      try {
+        response = await fetch(gateway.url + ENDPOINTS[attempt.surface], {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...attempt.headers },
+          body: attempt.body,
+          signal: AbortSignal.timeout(30_000),
+        });
+      } catch (error) {
+        const cause = (error as { cause?: { code?: string } }).cause?.code ?? String(error);
+        return {
+          status: 0,
+          text: `connection closed before an answer: ${cause}`,
+          receiptId: null,
+          reachedProvider: providerSeq() - before,
+        };
+      }
       const text = await response.text();
       return {
         status: response.status,
