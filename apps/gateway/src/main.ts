@@ -80,6 +80,7 @@ const sync = new BundleSync({
     return { full, dropped, detail: `${cause}: ${effect}` };
   },
   receiptQuarantine: () => shipper.quarantineSummary(),
+  receiptChain: () => shipper.chainHead(),
 });
 // A full spool is reported at once (not at the next 30 s status report), and again when it
 // has room; so is a receipt moved to the quarantine.

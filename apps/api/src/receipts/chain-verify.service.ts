@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { ChainFinding, ChainVerification } from '@toolgate/contract';
-import { checkStoredToolSet, type StoredToolSetCheck } from '@toolgate/core';
+import { checkStoredToolSet, ReceiptChainStatus, type StoredToolSetCheck } from '@toolgate/core';
+import { ResourceStore } from '../resources/resource-store.service.ts';
 import {
   checkHashes,
   checkLinkColumns,
@@ -43,7 +44,10 @@ export interface ChainAnchor {
  */
 @Injectable()
 export class ChainVerifyService {
-  constructor(@Inject(ChainLinksRepository) private readonly links: ChainLinksRepository) {}
+  constructor(
+    @Inject(ChainLinksRepository) private readonly links: ChainLinksRepository,
+    @Inject(ResourceStore) private readonly store: ResourceStore,
+  ) {}
 
   async verify(gateway: string, anchor?: ChainAnchor): Promise<ChainVerification> {
     const toolSets = new Map<string, StoredToolSetCheck>();
@@ -71,6 +75,11 @@ export class ChainVerifyService {
     const length = previous?.seq ?? 0n;
     if (anchor && length < anchor.seq) {
       return withHeld({ gateway, valid: false, checked: 0, firstBreak: truncated(length, anchor) });
+    }
+    const reported = await this.reportedHead(gateway);
+    if (reported && !(await this.links.linkWithHash(gateway, reported.head.hash))) {
+      const firstBreak = behindGateway(length, reported);
+      return withHeld({ gateway, valid: false, checked: Number(length), firstBreak });
     }
     return withHeld({
       gateway,
@@ -180,6 +189,17 @@ export class ChainVerifyService {
     };
   }
 
+  /**
+   * The chain head the gateway itself reported in `Gateway.status` (what the API acknowledged
+   * to it), if any and well-formed: a second witness of how long the chain is.
+   */
+  private async reportedHead(gateway: string): Promise<ReceiptChainStatus | undefined> {
+    const object = await this.store.find('Gateway', gateway);
+    const reported = (object?.status as { receiptChain?: unknown } | undefined)?.receiptChain;
+    const parsed = ReceiptChainStatus.safeParse(reported);
+    return parsed.success ? parsed.data : undefined;
+  }
+
   /** Reads and re-hashes the tool sets a page references that this run has not checked yet. */
   private async loadToolSets(
     page: ReadonlyArray<ChainLinkRow>,
@@ -216,6 +236,18 @@ function anchorMismatch(link: ChainLinkRow, anchor: ChainAnchor): ChainFinding {
     expected: anchor.hash,
     actual: link.hash,
     message: `the chain up to seq ${anchor.seq} is not the one anchored: it was rewritten, from this receipt or an earlier one`,
+  };
+}
+
+function behindGateway(length: bigint, reported: ReceiptChainStatus): ChainFinding {
+  return {
+    seq: (length + 1n).toString(),
+    id: null,
+    reason: 'truncated',
+    field: 'Gateway.status.receiptChain',
+    expected: reported.head.hash,
+    actual: length.toString(),
+    message: `the gateway reports receipt ${reported.head.id} (acknowledged ${reported.acknowledgedAt}) as its chain's newest, which the stored chain (${length} receipts) does not hold: receipts were deleted from its end`,
   };
 }
 

@@ -124,6 +124,41 @@ describe('chain verification', () => {
     fault.survived();
   });
 
+  it('finds the tail cut off against the chain head the gateway reported in its status', async () => {
+    const chain = await gatewayWithChain('v-reported', 5);
+    const newest = chain[4] as Receipt;
+    const receiptChain = {
+      head: { id: newest.id, hash: newest.hash },
+      acknowledgedAt: '2026-05-01T00:00:06.000Z',
+    };
+    await api.operator.call('gateways.replaceStatus', {
+      params: { name: 'v-reported' },
+      body: { status: { conditions: [], receiptChain } },
+    });
+    expect(await verify('v-reported')).toMatchObject({ valid: true, checked: 5 });
+
+    const fault = tamper('tail deleted behind the gateway');
+    for (const table of ['receipts', 'receipt_links']) {
+      await db.query(`DELETE FROM ${table} WHERE id IN ('v-reported-4', 'v-reported-5')`);
+    }
+    // No anchor given: the gateway's own report of what the API acknowledged is the witness.
+    expect(await verify('v-reported')).toEqual({
+      gateway: 'v-reported',
+      valid: false,
+      checked: 3,
+      firstBreak: {
+        seq: '4',
+        id: null,
+        reason: 'truncated',
+        field: 'Gateway.status.receiptChain',
+        expected: newest.hash,
+        actual: '3',
+        message: expect.stringContaining(`receipt ${newest.id}`),
+      },
+    });
+    fault.survived();
+  });
+
   it('finds the newest receipt rewritten with its hashes recomputed only against an anchor', async () => {
     const chain = await gatewayWithChain('v-head-rewritten', 4);
     const { hash: _hash, ...rest } = compactReceipt(chain[3] as Receipt).stored;

@@ -1,5 +1,10 @@
 import type { ApiClient } from '@toolgate/contract';
-import { boundedText, type GatewayStatus, type ReceiptQuarantineStatus } from '@toolgate/core';
+import {
+  boundedText,
+  type GatewayStatus,
+  type ReceiptChainStatus,
+  type ReceiptQuarantineStatus,
+} from '@toolgate/core';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../metrics.ts';
 import { Backoff, type BackoffOptions, pause } from '../shipping/backoff.ts';
@@ -26,6 +31,8 @@ export interface BundleSyncOptions {
   spoolState?: () => SpoolState;
   /** The receipt quarantine's count and newest entries, reported in `Gateway.status`. */
   receiptQuarantine?: () => ReceiptQuarantineStatus;
+  /** The newest receipt the API acknowledged, reported in `Gateway.status`. */
+  receiptChain?: () => ReceiptChainStatus | undefined;
   backoff?: Partial<BackoffOptions>;
   onApplied?: (active: ActiveBundle) => void;
   onRejected?: (error: BundleRejectedError) => void;
@@ -67,6 +74,7 @@ export class BundleSync {
       ...(options.spoolDepth ? { spoolDepth: options.spoolDepth } : {}),
       ...(options.spoolState ? { spoolState: options.spoolState } : {}),
       ...(options.receiptQuarantine ? { receiptQuarantine: options.receiptQuarantine } : {}),
+      ...(options.receiptChain ? { receiptChain: options.receiptChain } : {}),
       ...(options.version !== undefined ? { version: options.version } : {}),
       now: this.now,
       signal: this.stopping.signal,

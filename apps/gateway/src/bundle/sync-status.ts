@@ -3,6 +3,7 @@ import {
   boundedText,
   type Condition,
   type GatewayStatus,
+  type ReceiptChainStatus,
   type ReceiptQuarantineStatus,
   SPOOL_FULL_CONDITION,
   SYNCED_CONDITION,
@@ -27,6 +28,8 @@ export interface SyncStatusOptions {
   spoolState?: () => SpoolState;
   /** What the receipt quarantine holds (count, newest entries). */
   receiptQuarantine?: () => ReceiptQuarantineStatus;
+  /** The newest receipt the API acknowledged, if any shipped since the gateway started. */
+  receiptChain?: () => ReceiptChainStatus | undefined;
   version?: string;
   now: () => Date;
   /** Aborts a status write in flight when the gateway stops. */
@@ -100,6 +103,7 @@ export class SyncStatus {
     const spool = this.options.spoolState?.();
     const spoolCondition = spool ? this.spoolFull(spool) : undefined;
     const quarantine = this.options.receiptQuarantine?.();
+    const chain = this.options.receiptChain?.();
     const conditions = [this.condition, spoolCondition].filter((c) => c !== undefined);
     return {
       ...(etag !== undefined ? { appliedBundleETag: etag } : {}),
@@ -108,6 +112,7 @@ export class SyncStatus {
       ...(depth !== undefined ? { spoolDepth: depth } : {}),
       ...(spool ? { spoolDropped: spool.dropped } : {}),
       ...(quarantine ? { receiptQuarantine: quarantine } : {}),
+      ...(chain ? { receiptChain: chain } : {}),
       ...(this.options.version !== undefined ? { version: this.options.version } : {}),
     };
   }

@@ -113,6 +113,9 @@ describe('ReceiptShipper', () => {
     const records = await appendReceipts(gw.spool, gw.name, 50, 'r');
     gw.shipper.start();
     await until(() => gw.spool.stats().depth === 0);
+    // What it reports in Gateway.status: the newest receipt the API acknowledged.
+    const newest = records[records.length - 1];
+    expect(gw.shipper.chainHead()?.head).toEqual({ id: newest?.receipt.id, hash: newest?.hash });
 
     expect(await storedIds(gw.name)).toEqual(ids(records));
     expect(await verify(gw.name)).toMatchObject({ valid: true, checked: 50 });
@@ -261,6 +264,7 @@ describe('ReceiptShipper', () => {
 
     await until(() => gw.spool.stats().depth === 0, 30_000);
     expect(await storedIds(gw.name)).toEqual(ids([...before, ...after]));
+    expect(gw.shipper.chainHead()?.head.id).toBe(after[after.length - 1]?.receipt.id);
     const entries = await quarantineEntries(gw.shipper.quarantinePath);
     expect(entries.map((e) => [e.record.receipt.id, e.reason])).toEqual([
       [`${gw.name}-huge`, 'RequestEntityTooLarge'],

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { type ApiClient, ApiError, type ReceiptIngestResult } from '@toolgate/contract';
-import type { ReceiptQuarantineStatus } from '@toolgate/core';
+import type { ReceiptChainStatus, ReceiptQuarantineStatus } from '@toolgate/core';
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../metrics.ts';
 import {
@@ -103,6 +103,8 @@ export class ReceiptShipper {
   private readonly backoff: Backoff;
   private readonly schemas: SchemaUploader;
   private readonly quarantine: Quarantine;
+  /** What `chainHead()` reports; unknown until a receipt ships in this process. */
+  private head: ReceiptChainStatus | undefined;
   private readonly batchSize: number;
   private readonly intervalMs: number;
   private readonly pollMs: number;
@@ -139,6 +141,15 @@ export class ReceiptShipper {
   /** What the quarantine file holds, for `Gateway.status` (empty until it was read). */
   quarantineSummary(): ReceiptQuarantineStatus {
     return this.quarantine.summary();
+  }
+
+  /**
+   * The newest receipt the API acknowledged into this gateway's chain (stored, or linked as a
+   * stand-in) since this process started, for `Gateway.status`: verify reports a stored chain
+   * that no longer reaches it as cut short.
+   */
+  chainHead(): ReceiptChainStatus | undefined {
+    return this.head;
   }
 
   start(): void {
@@ -321,6 +332,17 @@ export class ReceiptShipper {
     return records;
   }
 
+  /** The newest of `acknowledged` (in chain order) becomes the reported chain head. */
+  private advanceHead(acknowledged: ReadonlyArray<ShippedRecord>): void {
+    let newest: ShippedRecord | undefined;
+    for (const record of acknowledged) if (!newest || record.seq > newest.seq) newest = record;
+    if (newest === undefined) return;
+    this.head = {
+      head: { id: newest.id, hash: newest.hash },
+      acknowledgedAt: new Date().toISOString(),
+    };
+  }
+
   private splitDone(): void {
     this.batchLimit = this.batchSize;
     this.splitThrough = undefined;
@@ -338,6 +360,7 @@ export class ReceiptShipper {
     results: ReadonlyArray<ReceiptIngestResult>,
   ): Promise<ShipResult> {
     const stored: ReceiptIngestResult[] = [];
+    const storedItems: ShippedRecord[] = [];
     const refused: Refusal[] = [];
     let through: number | undefined;
     let stuck: string | undefined;
@@ -352,13 +375,14 @@ export class ReceiptShipper {
       through = item.seq;
       if (result.result === 'created' || result.result === 'duplicate') {
         stored.push(result);
+        storedItems.push(item);
         continue;
       }
       const reason = result.reason ?? 'Rejected';
       refused.push({ item, reason, ...(result.message ? { message: result.message } : {}) });
       if (reason !== 'ChainBroken') break;
     }
-    const shipped = await this.settleRefusals(refused, through, stored);
+    const shipped = await this.settleRefusals(refused, through, stored, storedItems);
     if (stuck !== undefined) throw new ShipmentError(stuck);
     return shipped;
   }
@@ -374,6 +398,7 @@ export class ReceiptShipper {
     refused: ReadonlyArray<Refusal>,
     through: number | undefined,
     stored: ReadonlyArray<ReceiptIngestResult>,
+    storedItems: ReadonlyArray<ShippedRecord> = [],
   ): Promise<ShipResult> {
     const { spool, metrics, log } = this.options;
     const quarantinedAt = new Date().toISOString();
@@ -386,11 +411,15 @@ export class ReceiptShipper {
       record: parseSpooledReceipt(item),
     }));
     const written = await this.quarantine.add(entries);
+    const linked: ShippedRecord[] = [];
     for (const [index, refusal] of refused.entries()) {
       if (refusal.reason === 'ChainBroken') continue;
-      await this.link(refusal, entries[index] as QuarantinedReceipt);
+      if (await this.link(refusal, entries[index] as QuarantinedReceipt)) linked.push(refusal.item);
     }
-    if (through !== undefined) await spool.ackThrough(through);
+    if (through !== undefined) {
+      await spool.ackThrough(through);
+      this.advanceHead([...storedItems, ...linked]);
+    }
     for (const result of stored) metrics.shippedReceipts.inc({ result: result.result });
     for (const entry of written) {
       metrics.receiptsQuarantined.inc({ reason: entry.reason });

@@ -62,6 +62,20 @@ export const ReceiptQuarantineStatus = z.object({
 });
 export type ReceiptQuarantineStatus = z.infer<typeof ReceiptQuarantineStatus>;
 
+/**
+ * The newest receipt of this gateway's chain the API acknowledged (stored, or linked as a
+ * quarantined receipt's stand-in), as the gateway saw it: verify reports a stored chain that no
+ * longer reaches it as cut short. Unknown after a restart until the next receipt ships.
+ */
+export const ReceiptChainStatus = z.object({
+  head: z.object({
+    id: z.string().min(1).max(128),
+    hash: z.string().regex(/^sha256:[0-9a-f]{64}$/, 'must be "sha256:" + 64 hex digits'),
+  }),
+  acknowledgedAt: Timestamp,
+});
+export type ReceiptChainStatus = z.infer<typeof ReceiptChainStatus>;
+
 /** Written by the gateway itself on every sync, so it reflects what actually runs. */
 export const GatewayStatus = z.object({
   observedGeneration: z.number().int().min(0).optional(),
@@ -75,6 +89,8 @@ export const GatewayStatus = z.object({
   spoolDropped: z.number().int('must be an integer').min(0, 'must be >= 0').optional(),
   /** Receipts the API refused for good, kept in the gateway's quarantine file. */
   receiptQuarantine: ReceiptQuarantineStatus.optional(),
+  /** The newest receipt the API acknowledged: what its stored chain must still reach. */
+  receiptChain: ReceiptChainStatus.optional(),
   /** The gateway's software version. */
   version: z.string().min(1).max(128).optional(),
 });
