@@ -100,7 +100,7 @@ export function bindIdentity(
   };
   return {
     receipt: { ...names, binding },
-    rules: { ...names, trusted: trusted ? ['human', 'service', 'session'] : [] },
+    rules: { ...names, trusted: trusted ? ['human', 'service', 'session'] : [], binding },
   };
 }
 
@@ -135,6 +135,7 @@ export function provenIdentity(
       ...session,
       trusted:
         policy.headerClaims === 'trusted' ? ['human', 'service', 'session'] : ['human', 'service'],
+      binding: 'verified',
     },
   };
 }
@@ -162,5 +163,5 @@ export function ruleIdentityOfReceipt(
       : identity.binding === 'claimed' && trustsHeaders
         ? ['human', 'service', 'session']
         : [];
-  return { ...names, trusted };
+  return { ...names, trusted, binding: identity.binding };
 }

@@ -15,6 +15,11 @@ export type IdentityField = 'human' | 'service' | 'session';
 export interface RuleIdentity extends ActionIdentity {
   /** The fields whose value, or absence, is proven or trusted. Absent: none is. */
   trusted?: ReadonlyArray<IdentityField>;
+  /**
+   * The receipt's binding (`when:` conditions read it as `identity.binding`). Absent (callers
+   * older than conditions): derived from `trusted`.
+   */
+  binding?: 'verified' | 'claimed' | 'unverified' | 'rejected';
 }
 
 /**

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isJsonObject, type JsonObject } from '../json/json-value.ts';
+import { ConditionError, compileCondition, MAX_WHEN_LENGTH } from '../engine/rule-condition.ts';
 import { Condition, defineResource, defineResourceInput, LabelSelector } from './envelope.ts';
 import { DeclaredBy, MediationMode, Surface } from './vocabulary.ts';
 
@@ -96,9 +97,27 @@ const RuleId = z
   .max(128, 'must be at most 128 characters')
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'must be letters, digits, ".", "_" or "-"');
 
+/**
+ * A CEL condition that must be true for the rule to apply (docs/policies.md). Compiled here, so
+ * an expression that does not compile is refused at apply and dry run with its position.
+ */
+const When = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(MAX_WHEN_LENGTH, `must be at most ${MAX_WHEN_LENGTH} characters`)
+  .superRefine((value, ctx) => {
+    try {
+      compileCondition(value);
+    } catch (error) {
+      if (!(error instanceof ConditionError)) throw error;
+      ctx.addIssue({ code: 'custom', message: error.message });
+    }
+  });
+
 const RuleBase = {
   id: RuleId,
   match: ToolMatch,
+  when: When.optional(),
   /** A disabled rule stays in the policy (and its history) but never applies. */
   enabled: z.boolean().optional(),
   description: z.string().max(1024).optional(),

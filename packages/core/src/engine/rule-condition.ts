@@ -1,0 +1,253 @@
+import { CelScalar, celEnv, isCelError, mapType, parse, plan } from '@bufbuild/cel';
+import type { IdentityField, RuleIdentity } from './identity-match.ts';
+
+/**
+ * A rule's `when:` condition (CEL). @bufbuild/cel 0.6 exports no type checker and no cost
+ * limit, so a condition is bounded where it is compiled: its length (the schema), its size in
+ * AST nodes and its nesting of comprehensions (each ranges over a list of at most
+ * {@link MAX_HISTORY_CALLS} items), and every reference to a variable, a field of one, or a
+ * function is checked against what is declared here, with its position.
+ */
+
+export const MAX_WHEN_LENGTH = 1024;
+const MAX_NODES = 256;
+
+type ParsedExpr = ReturnType<typeof parse>;
+type Expr = NonNullable<ParsedExpr['expr']>;
+const MAX_COMPREHENSION_DEPTH = 2;
+/** `history` keeps the newest calls only: evaluation cost stays bounded however long a chat is. */
+export const MAX_HISTORY_CALLS = 256;
+
+/** The declared variables and, per variable, its fields. */
+const FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
+  tool: new Set(['name', 'declared_by', 'type']),
+  identity: new Set(['human', 'service', 'session', 'binding']),
+  request: new Set(['surface', 'model']),
+  history: new Set(['tools', 'calls']),
+};
+
+/** Std functions and operators a condition may call; anything else is refused at compile. */
+const FUNCTIONS = new Set([
+  '_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '_&&_', '_||_', '!_', '_?_:_', '_+_', '_-_',
+  '_*_', '_/_', '_%_', '-_', '_[_]', '@in', '@not_strictly_false', 'size', 'startsWith',
+  'endsWith', 'contains', 'matches', 'int', 'uint', 'double', 'string', 'bool', 'dyn',
+]);
+
+const ENV = celEnv({
+  variables: Object.fromEntries(
+    Object.keys(FIELDS).map((name) => [name, mapType(CelScalar.STRING, CelScalar.DYN)]),
+  ),
+});
+
+/** A compile problem with its `line:column` (1-based) in the expression. */
+export class ConditionError extends Error {}
+
+export interface RuleCondition {
+  readonly source: string;
+  /** Whether the expression reads `history` (so it is computed only when some rule needs it). */
+  readonly readsHistory: boolean;
+  readonly evaluate: (vars: ConditionVars) => ConditionOutcome;
+}
+
+/** true / false, or `error` when evaluation failed or gave no boolean. */
+export type ConditionOutcome = boolean | 'error';
+
+export interface ToolFacts {
+  name: string;
+  declared_by: string;
+  type: string;
+}
+
+export interface HistoryCall {
+  name: string;
+  args: unknown;
+}
+
+export interface ConditionVars {
+  tool: ToolFacts;
+  identity: RuleIdentity;
+  request: { surface: string; model: string };
+  history?: ReadonlyArray<HistoryCall>;
+}
+
+/** Compiled conditions by source: the schema and the bundle compile each expression once. */
+const COMPILED = new Map<string, RuleCondition>();
+const MAX_COMPILED = 1024;
+
+/** Compiles a condition, or throws {@link ConditionError} naming the position. */
+export function compileCondition(source: string): RuleCondition {
+  const known = COMPILED.get(source);
+  if (known !== undefined) return known;
+  const compiled = compileUncached(source);
+  if (COMPILED.size >= MAX_COMPILED) COMPILED.delete(COMPILED.keys().next().value as string);
+  COMPILED.set(source, compiled);
+  return compiled;
+}
+
+function compileUncached(source: string): RuleCondition {
+  if (source.length > MAX_WHEN_LENGTH) {
+    throw new ConditionError(`must be at most ${MAX_WHEN_LENGTH} characters`);
+  }
+  let parsed: ParsedExpr;
+  try {
+    parsed = parse(source);
+  } catch (error) {
+    const message = (error as Error).message.replace(/^<input>:/, '');
+    throw new ConditionError(message);
+  }
+  const positions = parsed.sourceInfo?.positions ?? {};
+  const where = (expr: Expr) => position(source, positions[String(expr.id)] ?? 0);
+  const roots = checkReferences(parsed.expr, where);
+  const program = plan(ENV, parsed);
+  return {
+    source,
+    readsHistory: roots.has('history'),
+    evaluate: (vars) => {
+      let result: unknown;
+      try {
+        result = program(bindings(vars) as never);
+      } catch {
+        return 'error';
+      }
+      if (isCelError(result) || typeof result !== 'boolean') return 'error';
+      return result;
+    },
+  };
+}
+
+function position(source: string, offset: number): string {
+  const before = source.slice(0, offset);
+  const line = before.split('\n').length;
+  return `${line}:${offset - before.lastIndexOf('\n')}`;
+}
+
+/** Walks the AST: bounds it and checks every reference. Returns the variables read. */
+function checkReferences(root: Expr | undefined, where: (e: Expr) => string): Set<string> {
+  const roots = new Set<string>();
+  let nodes = 0;
+  const visit = (expr: Expr | undefined, bound: ReadonlySet<string>, depth: number): void => {
+    if (expr === undefined) return;
+    if (++nodes > MAX_NODES) {
+      throw new ConditionError(`${where(expr)}: expression has more than ${MAX_NODES} nodes`);
+    }
+    const kind = expr.exprKind;
+    switch (kind.case) {
+      case 'identExpr':
+        checkVariable(kind.value.name, expr, bound, where, roots);
+        return;
+      case 'selectExpr': {
+        const operand = kind.value.operand;
+        if (operand?.exprKind.case === 'identExpr' && !bound.has(operand.exprKind.value.name)) {
+          const name = operand.exprKind.value.name;
+          checkVariable(name, operand, bound, where, roots);
+          if (!FIELDS[name]?.has(kind.value.field)) {
+            throw new ConditionError(
+              `${where(expr)}: undefined field '${kind.value.field}' of '${name}'`,
+            );
+          }
+          nodes++;
+          return;
+        }
+        visit(operand, bound, depth);
+        return;
+      }
+      case 'callExpr':
+        if (!FUNCTIONS.has(kind.value.function)) {
+          throw new ConditionError(
+            `${where(expr)}: undeclared reference to function '${kind.value.function}'`,
+          );
+        }
+        visit(kind.value.target, bound, depth);
+        for (const arg of kind.value.args) visit(arg, bound, depth);
+        return;
+      case 'listExpr':
+        for (const element of kind.value.elements) visit(element, bound, depth);
+        return;
+      case 'structExpr':
+        for (const entry of kind.value.entries) {
+          if (entry.keyKind.case === 'mapKey') visit(entry.keyKind.value, bound, depth);
+          visit(entry.value, bound, depth);
+        }
+        return;
+      case 'comprehensionExpr': {
+        const c = kind.value;
+        if (depth + 1 > MAX_COMPREHENSION_DEPTH) {
+          throw new ConditionError(
+            `${where(expr)}: comprehensions nest more than ${MAX_COMPREHENSION_DEPTH} deep`,
+          );
+        }
+        visit(c.iterRange, bound, depth);
+        visit(c.accuInit, bound, depth);
+        const inner = new Set([...bound, c.iterVar, c.iterVar2, c.accuVar].filter(Boolean));
+        visit(c.loopCondition, inner, depth + 1);
+        visit(c.loopStep, inner, depth + 1);
+        visit(c.result, inner, depth + 1);
+        return;
+      }
+      default:
+        return;
+    }
+  };
+  visit(root, new Set(), 0);
+  return roots;
+}
+
+function checkVariable(
+  name: string,
+  expr: Expr,
+  bound: ReadonlySet<string>,
+  where: (e: Expr) => string,
+  roots: Set<string>,
+): void {
+  if (bound.has(name)) return;
+  if (name === 'args') {
+    throw new ConditionError(
+      `${where(expr)}: 'args' is a call-time condition, and call-time conditions are not supported yet`,
+    );
+  }
+  if (FIELDS[name] === undefined) {
+    throw new ConditionError(`${where(expr)}: undeclared reference '${name}'`);
+  }
+  roots.add(name);
+}
+
+const IDENTITY_FIELDS: ReadonlyArray<IdentityField> = ['human', 'service', 'session'];
+
+/**
+ * The CEL values. An identity field is present only when it is trusted: reading an unproven
+ * one is a runtime error, which fails a restricting rule closed.
+ */
+function bindings(vars: ConditionVars): Record<string, unknown> {
+  const identity = new Map<string, unknown>([['binding', bindingOf(vars.identity)]]);
+  for (const field of IDENTITY_FIELDS) {
+    const value = vars.identity[field];
+    if (value !== undefined && vars.identity.trusted?.includes(field)) identity.set(field, value);
+  }
+  const calls = vars.history ?? [];
+  return {
+    tool: new Map(Object.entries(vars.tool)),
+    identity,
+    request: new Map(Object.entries(vars.request)),
+    history: new Map<string, unknown>([
+      ['tools', calls.map((c) => c.name)],
+      ['calls', calls.map((c) => new Map([['name', c.name], ['args', celValue(c.args)]]))],
+    ]),
+  };
+}
+
+/** The receipt's binding when the gateway passed it, else what `trusted` implies. */
+function bindingOf(identity: RuleIdentity): string {
+  if (identity.binding !== undefined) return identity.binding;
+  return identity.trusted?.includes('human') || identity.trusted?.includes('service')
+    ? 'verified'
+    : 'unverified';
+}
+
+/** JSON as CEL input: objects become maps (CEL reads plain objects as messages). */
+function celValue(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(celValue);
+  if (value !== null && typeof value === 'object') {
+    return new Map(Object.entries(value).map(([k, v]) => [k, celValue(v)]));
+  }
+  return value;
+}
