@@ -20,6 +20,7 @@ import { MediationMemo } from './mediation-memo.ts';
 import { DEFAULT_META_TOOLS } from './meta-tools.ts';
 import { compileNamePattern } from './name-pattern.ts';
 import { DEFAULT_REDACTED_KEYS } from './redact.ts';
+import { compileCondition, type HistoryCall, type RuleCondition } from './rule-condition.ts';
 
 /** One policy revision as a bundle carries it. */
 export interface BundlePolicy {
@@ -45,6 +46,8 @@ export interface RequestFacts {
   surface: Surface;
   model: string;
   identity: RuleIdentity;
+  /** Earlier tool calls of the conversation: read only when a rule's `when:` reads `history`. */
+  history?: ReadonlyArray<HistoryCall>;
 }
 
 export interface CompiledRule {
@@ -53,6 +56,8 @@ export interface CompiledRule {
   readonly policy: string;
   readonly mode: MediationMode;
   readonly rule: MediationRule;
+  /** The rule's compiled `when:`, evaluated per tool (condition-outcomes.ts). */
+  readonly condition?: RuleCondition;
   /** True when the rule's request-level selectors (provider, model, identity) accept it. */
   appliesTo(facts: RequestFacts): boolean;
   /** True when the rule's tool selectors (name, declared_by) accept the tool. */
@@ -167,6 +172,7 @@ function compileRule(policy: string, mode: MediationMode, rule: MediationRule): 
     policy,
     mode,
     rule,
+    ...(rule.when !== undefined ? { condition: compileCondition(rule.when) } : {}),
     appliesTo: (facts) =>
       (providers === undefined || providers.has(facts.surface)) &&
       (model === undefined || model(facts.model)) &&

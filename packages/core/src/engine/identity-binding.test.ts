@@ -47,6 +47,7 @@ describe('bindIdentity from headers alone', () => {
     expect(bound.rules).toEqual({
       ...claims,
       trusted: trusted ? ['human', 'service', 'session'] : [],
+      binding,
     });
   });
 });
@@ -99,6 +100,7 @@ describe("bindIdentity by the agent's Toolgate token", () => {
       service: 'ci-bot',
       session: 's1',
       trusted: ['human', 'service'],
+      binding: 'verified',
     });
     expect(bind({ session: 's1' }, 'tg_bot', trusting).rules.trusted).toEqual([
       'human',

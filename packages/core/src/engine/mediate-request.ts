@@ -15,12 +15,19 @@ import type { Fidelity, MediationMode, PolicyState, Surface } from '../resources
 import { MediationMode as MediationModes } from '../resources/vocabulary.ts';
 import type { ResponseContext } from '../response/response-context.ts';
 import type { CompiledBundle, CompiledRule, RequestFacts } from './compile-bundle.ts';
+import {
+  type ConditionOutcomes,
+  conditionApplies,
+  evaluateConditions,
+  outcomesKey,
+  readHistory,
+} from './condition-outcomes.ts';
 import type { RuleIdentity } from './identity-match.ts';
 import type { KnownDeclaration, MediationMemo } from './mediation-memo.ts';
 import { isMetaTool } from './meta-tools.ts';
 import { assignProviderNames } from './provider-names.ts';
 import { type CatalogOutcome, isListed, writeRequest } from './provider-request.ts';
-import type { RequestTool, SurfaceAdapter } from './request-tool.ts';
+import { hostedTools, type RequestTool, type SurfaceAdapter } from './request-tool.ts';
 import { createResponseContext, type MediatedTool } from './response-decisions.ts';
 import { anthropicMessagesAdapter } from './surfaces/anthropic-messages.ts';
 import { openAIChatAdapter } from './surfaces/openai-chat.ts';
@@ -112,7 +119,11 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
   };
   const tools = [...adapter.readTools(body), ...hostedTools(adapter, input.hostedTools ?? [])];
   const applicable = bundle.rules.filter((rule) => rule.appliesTo(facts));
-  const catalog = memoizedCatalog(bundle, adapter, body, tools, applicable, kind);
+  if (applicable.some((rule) => rule.condition?.readsHistory)) {
+    facts.history = readHistory(input.surface, body);
+  }
+  const outcomes = evaluateConditions(applicable, tools, facts);
+  const catalog = memoizedCatalog(bundle, adapter, body, tools, applicable, outcomes, kind);
   return {
     body: catalog.changed ? writeRequest(body, catalog, adapter) : body,
     changed: catalog.changed,
@@ -144,21 +155,24 @@ function memoizedCatalog(
   body: JsonObject,
   tools: ReadonlyArray<RequestTool>,
   applicable: ReadonlyArray<CompiledRule>,
+  outcomes: ConditionOutcomes,
   kind: string,
 ): CatalogOutcome {
-  if (!bundle.memo.enabled) return mediateCatalog(bundle, adapter, tools, applicable, kind);
+  const uncached = () => mediateCatalog(bundle, adapter, tools, applicable, outcomes, kind);
+  if (!bundle.memo.enabled) return uncached();
   let catalog: { text: string; list?: object };
   try {
     catalog = catalogOf(body[adapter.listKey], tools);
   } catch {
     // Not JSON at all (a cycle): let the uncached path report it as a validation error.
-    return mediateCatalog(bundle, adapter, tools, applicable, kind);
+    return uncached();
   }
-  const variant = `${adapter.shape}|${tools.map((t) => t.origin).join(',')}|${applicable.map((r) => r.key).join('\u0001')}`;
+  // The conditions' outcomes are part of the key: they depend on more than the catalog.
+  const variant = `${adapter.shape}|${tools.map((t) => t.origin).join(',')}|${applicable.map((r) => r.key).join('\u0001')}${outcomesKey(outcomes)}`;
   const outcome = bundle.memo.catalog(catalog, variant, () => {
     const copies = JSON.parse(catalog.text) as JsonObject[];
     const owned = tools.map((tool, i) => ({ ...tool, raw: copies[i] as JsonObject }));
-    return mediateCatalog(bundle, adapter, owned, applicable, kind);
+    return mediateCatalog(bundle, adapter, owned, applicable, outcomes, kind);
   });
   rememberJsonText(outcome.declarations);
   return outcome;
@@ -190,6 +204,7 @@ function mediateCatalog(
   adapter: SurfaceAdapter,
   tools: ReadonlyArray<RequestTool>,
   applicable: ReadonlyArray<CompiledRule>,
+  outcomes: ConditionOutcomes,
   kind: string,
 ): CatalogOutcome {
   const { surface } = adapter;
@@ -201,10 +216,11 @@ function mediateCatalog(
 
   const enforced = applicable.filter((rule) => rule.mode !== 'observe');
   const entries = fresh();
-  const applied = runRules(entries, enforced, adapter, rewrites);
+  const errors = new Set<string>();
+  const applied = runRules(entries, enforced, adapter, rewrites, outcomes, errors);
   finalizeProviderNames(entries, adapter, rewrites);
   const observed = applicable.some((rule) => rule.mode === 'observe')
-    ? observeRules(fresh(), entries, applicable, adapter, rewrites)
+    ? observeRules(fresh(), entries, applicable, adapter, rewrites, outcomes, errors)
     : [];
 
   const changed = entries.some((e) =>
@@ -216,7 +232,7 @@ function mediateCatalog(
 
   const ruleRecords = (list: AppliedRuleWithMode[]) => list.map(({ mode: _m, ...r }) => r);
   let mediation: ToolMediationBlock | undefined;
-  if (changed || observed.length > 0) {
+  if (changed || observed.length > 0 || errors.size > 0) {
     mediation = {
       schema: 'wardwright.tool_mediation.v1',
       mode: blockMode(applied, observed, enforced),
@@ -227,6 +243,8 @@ function mediateCatalog(
         .map((e) => descriptor(e, e.providerName, e.type, e.hash)),
     };
     if (observed.length > 0) mediation.observed_rules = ruleRecords(observed);
+    // A `when:` that failed at run time: the rule applied if restricting, else not.
+    if (errors.size > 0) mediation.annotations = [...errors].map((id) => `rule_error:${id}`);
   }
 
   const schemas = new Map<string, JsonObject>();
@@ -276,25 +294,6 @@ function newEntry(tool: RequestTool, known: KnownDeclaration): Entry {
   };
 }
 
-function hostedTools(
-  adapter: SurfaceAdapter,
-  declarations: ReadonlyArray<ToolDeclarationInput>,
-): RequestTool[] {
-  return declarations.map((declaration, index) => {
-    const parts = replacementParts(declaration);
-    return {
-      name: parts.name,
-      type: 'function',
-      kind: 'function',
-      declaredBy: 'wardwright',
-      executedBy: 'wardwright',
-      raw: adapter.writeFunction(parts),
-      origin: 'hosted',
-      index,
-    };
-  });
-}
-
 type AppliedRuleWithMode = AppliedRule & { mode: MediationMode };
 
 /** Applies a (memoized) rewrite to an entry; false when it changes nothing. */
@@ -311,8 +310,10 @@ function observeRules(
   applicable: ReadonlyArray<CompiledRule>,
   adapter: SurfaceAdapter,
   rewrite: Rewriter,
+  outcomes: ConditionOutcomes,
+  errors: Set<string>,
 ): AppliedRuleWithMode[] {
-  const wouldApply = runRules(shadow, applicable, adapter, rewrite);
+  const wouldApply = runRules(shadow, applicable, adapter, rewrite, outcomes, errors);
   finalizeProviderNames(shadow, adapter, rewrite);
   const differs = shadow.some((e, i) => {
     const real = actual[i] as Entry;
@@ -329,12 +330,18 @@ function runRules(
   rules: ReadonlyArray<CompiledRule>,
   adapter: SurfaceAdapter,
   rewrite: Rewriter,
+  outcomes: ConditionOutcomes,
+  errors: Set<string>,
 ): AppliedRuleWithMode[] {
   const applied: AppliedRuleWithMode[] = [];
   for (const compiled of rules) {
     const matched: string[] = [];
-    for (const entry of entries) {
+    const conditions = outcomes.get(compiled);
+    for (const [index, entry] of entries.entries()) {
       if (!entry.visible || !compiled.matchesTool(entry.tool.name, entry.tool.declaredBy)) continue;
+      const outcome = conditions?.[index];
+      if (outcome === 'error') errors.add(compiled.rule.id);
+      if (!conditionApplies(compiled, outcome)) continue;
       if (applyRule(entry, compiled, adapter, rewrite)) matched.push(entry.tool.name);
     }
     if (matched.length > 0) {

@@ -1,3 +1,5 @@
+import type { ToolDeclarationInput } from '../resources/mediation-policy.ts';
+import { replacementParts } from './tool-schema.ts';
 import type { JsonObject, JsonValue } from '../json/json-value.ts';
 import type { DeclaredBy, ExecutedBy, Surface } from '../resources/vocabulary.ts';
 
@@ -78,4 +80,24 @@ export interface RequestEdit {
   hiddenRequestLevel: ReadonlyArray<RequestTool>;
   /** agent name → provider name, for names that differ (history must follow). */
   renames: ReadonlyMap<string, string>;
+}
+
+/** Gateway-hosted tools as request tools, written in the request's surface format. */
+export function hostedTools(
+  adapter: SurfaceAdapter,
+  declarations: ReadonlyArray<ToolDeclarationInput>,
+): RequestTool[] {
+  return declarations.map((declaration, index) => {
+    const parts = replacementParts(declaration);
+    return {
+      name: parts.name,
+      type: 'function',
+      kind: 'function',
+      declaredBy: 'wardwright',
+      executedBy: 'wardwright',
+      raw: adapter.writeFunction(parts),
+      origin: 'hosted',
+      index,
+    };
+  });
 }

@@ -1,3 +1,4 @@
+import { conditionApplies, conditionFor, toolFacts } from './condition-outcomes.ts';
 import { hashLenient } from '../hash/hash.ts';
 import type { JsonObject, JsonValue } from '../json/json-value.ts';
 import type { HostedToolEvidence, ToolCallEvidence } from '../receipt/receipt-schema.ts';
@@ -117,7 +118,14 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
    * guessed to be another tool.
    */
   const hidingRule = (names: ReadonlyArray<string>, declaredBy: DeclaredBy) =>
-    hideRules.find((r) => names.some((n) => r.matchesToolIgnoringCase(n, declaredBy)));
+    hideRules.find((r) =>
+      names.some(
+        (n) =>
+          r.matchesToolIgnoringCase(n, declaredBy) &&
+          // A hide rule's `when:` that errors hides (fail closed).
+          conditionApplies(r, conditionFor(r, facts, toolFacts(n, declaredBy, declaredBy))),
+      ),
+    );
 
   /**
    * Whether a provider-hosted call must not reach the agent although its tool was offered (or

@@ -43,6 +43,8 @@ export const ToolMediationBlock = z.object({
   original_tools: z.array(ToolDescriptor),
   provider_visible_tools: z.array(ToolDescriptor),
   observed_rules: z.array(AppliedRule).optional(),
+  /** `rule_error:<rule id>` for each rule whose `when:` failed at run time (optional: old receipts). */
+  annotations: z.array(z.string()).optional(),
 });
 export type ToolMediationBlock = z.infer<typeof ToolMediationBlock>;
 
