@@ -21,21 +21,24 @@ describe('rule when: conditions at apply', () => {
     ['', "args.path == '/'", /call-time conditions are not supported yet/],
     ['?dryRun=All', "args.path == '/'", /call-time conditions are not supported yet/],
     ['?dryRun=All', "tool.name == 'a' &&", /^\d+:\d+: /],
-  ])('refuses a bad when (%s %s) with a 422 naming spec.rules[0].when, storing nothing', async (query, when, message) => {
-    const response = await api.fetch(`/apis/toolgate.dev/v1/mediationpolicies${query}`, {
-      method: 'POST',
-      token: api.operatorToken,
-      body: JSON.stringify(policy('bad-when', when)),
-    });
-    expect(response.status).toBe(422);
-    const cause = (await readStatus(response)).details?.causes?.[0];
-    expect(cause?.field).toBe('spec.rules[0].when');
-    expect(cause?.message).toMatch(message);
-    const missing = await api.fetch('/apis/toolgate.dev/v1/mediationpolicies/bad-when', {
-      token: api.operatorToken,
-    });
-    expect(missing.status).toBe(404);
-  });
+  ])(
+    'refuses a bad when (%s %s) with a 422 naming spec.rules[0].when, storing nothing',
+    async (query, when, message) => {
+      const response = await api.fetch(`/apis/toolgate.dev/v1/mediationpolicies${query}`, {
+        method: 'POST',
+        token: api.operatorToken,
+        body: JSON.stringify(policy('bad-when', when)),
+      });
+      expect(response.status).toBe(422);
+      const cause = (await readStatus(response)).details?.causes?.[0];
+      expect(cause?.field).toBe('spec.rules[0].when');
+      expect(cause?.message).toMatch(message);
+      const missing = await api.fetch('/apis/toolgate.dev/v1/mediationpolicies/bad-when', {
+        token: api.operatorToken,
+      });
+      expect(missing.status).toBe(404);
+    },
+  );
 
   it('stores a policy whose when compiles', async () => {
     const response = await api.fetch('/apis/toolgate.dev/v1/mediationpolicies', {

@@ -78,12 +78,16 @@ const tool = (name: string) => ({
 
 async function providerSaw(apiKey: string, headers: Record<string, string> = {}) {
   const before = gw.mock.requests.last(1)[0]?.seq ?? 0;
-  await new OpenAI({ baseURL: `${gw.url}/v1`, apiKey, maxRetries: 0, defaultHeaders: headers })
-    .chat.completions.create({
-      model: 'gpt-4o-mini',
-      messages: [{ role: 'user', content: 'hello' }],
-      tools: [tool('delete_repo'), tool('read_file')],
-    });
+  await new OpenAI({
+    baseURL: `${gw.url}/v1`,
+    apiKey,
+    maxRetries: 0,
+    defaultHeaders: headers,
+  }).chat.completions.create({
+    model: 'gpt-4o-mini',
+    messages: [{ role: 'user', content: 'hello' }],
+    tools: [tool('delete_repo'), tool('read_file')],
+  });
   const [seen] = gw.mock.requests.last(1);
   expect(seen?.seq).toBeGreaterThan(before);
   const body = seen?.body as { tools?: Array<{ function: { name: string } }> };

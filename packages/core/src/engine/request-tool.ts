@@ -1,7 +1,7 @@
-import type { ToolDeclarationInput } from '../resources/mediation-policy.ts';
-import { replacementParts } from './tool-schema.ts';
 import type { JsonObject, JsonValue } from '../json/json-value.ts';
+import type { ToolDeclarationInput } from '../resources/mediation-policy.ts';
 import type { DeclaredBy, ExecutedBy, Surface } from '../resources/vocabulary.ts';
+import { replacementParts } from './tool-schema.ts';
 
 /** A tool as the engine sees it, whatever surface it came from. */
 export interface RequestTool {

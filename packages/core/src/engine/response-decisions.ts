@@ -1,4 +1,3 @@
-import { conditionApplies, conditionFor, toolFacts } from './condition-outcomes.ts';
 import { hashLenient } from '../hash/hash.ts';
 import type { JsonObject, JsonValue } from '../json/json-value.ts';
 import type { HostedToolEvidence, ToolCallEvidence } from '../receipt/receipt-schema.ts';
@@ -6,6 +5,7 @@ import type { DeclaredBy, Fidelity, PolicyState, Surface } from '../resources/vo
 import type { HostedEventInput, ResponseContext } from '../response/response-context.ts';
 import { normalizeAction, parseArguments } from './action.ts';
 import type { CompiledBundle, RequestFacts } from './compile-bundle.ts';
+import { conditionApplies, conditionFor, toolFacts } from './condition-outcomes.ts';
 import { derivedFromFrozen } from './mediation-memo.ts';
 import { readMetaCall } from './meta-tools.ts';
 import { redactValue } from './redact.ts';

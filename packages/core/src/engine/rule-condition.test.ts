@@ -57,7 +57,7 @@ describe('when: variables', () => {
     ["request.model == 'gpt-4o-mini'", employee, history, false],
     ["'read_file' in history.tools", employee, history, true],
     ["history.calls.exists(c, c.args.path.startsWith('/etc'))", employee, history, true],
-    ["size(history.tools) == 0", employee, openAIRequest(tools), true],
+    ['size(history.tools) == 0', employee, openAIRequest(tools), true],
   ];
   it.each(cases)('%s', (when, identity, body, hidden) => {
     const result = mediateRequest(hideWhen(when), { surface: 'openai-chat', body, identity });
@@ -68,7 +68,10 @@ describe('when: variables', () => {
     const anthropic = anthropicRequest([anthropicTool('delete_repo')], {
       messages: [
         { role: 'user', content: 'hi' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'ls', input: { a: 1 } }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: 't', name: 'ls', input: { a: 1 } }],
+        },
       ],
     });
     const bundle = hideWhen("history.calls.exists(c, c.name == 'ls' && c.args.a == 1.0)");
@@ -78,8 +81,9 @@ describe('when: variables', () => {
       messages: [{ role: 'assistant', function_call: { name: 'ls', arguments: 'not json' } }],
     });
     const bundle2 = hideWhen("history.calls.exists(c, c.args == 'not json')");
-    expect(openAIToolNames(mediateRequest(bundle2, { surface: 'openai-chat', body: legacy }).body))
-      .toEqual(['read_file']);
+    expect(
+      openAIToolNames(mediateRequest(bundle2, { surface: 'openai-chat', body: legacy }).body),
+    ).toEqual(['read_file']);
   });
 });
 

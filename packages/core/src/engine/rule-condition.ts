@@ -28,9 +28,36 @@ const FIELDS: Readonly<Record<string, ReadonlySet<string>>> = {
 
 /** Std functions and operators a condition may call; anything else is refused at compile. */
 const FUNCTIONS = new Set([
-  '_==_', '_!=_', '_<_', '_<=_', '_>_', '_>=_', '_&&_', '_||_', '!_', '_?_:_', '_+_', '_-_',
-  '_*_', '_/_', '_%_', '-_', '_[_]', '@in', '@not_strictly_false', 'size', 'startsWith',
-  'endsWith', 'contains', 'matches', 'int', 'uint', 'double', 'string', 'bool', 'dyn',
+  '_==_',
+  '_!=_',
+  '_<_',
+  '_<=_',
+  '_>_',
+  '_>=_',
+  '_&&_',
+  '_||_',
+  '!_',
+  '_?_:_',
+  '_+_',
+  '_-_',
+  '_*_',
+  '_/_',
+  '_%_',
+  '-_',
+  '_[_]',
+  '@in',
+  '@not_strictly_false',
+  'size',
+  'startsWith',
+  'endsWith',
+  'contains',
+  'matches',
+  'int',
+  'uint',
+  'double',
+  'string',
+  'bool',
+  'dyn',
 ]);
 
 const ENV = celEnv({
@@ -230,7 +257,16 @@ function bindings(vars: ConditionVars): Record<string, unknown> {
     request: new Map(Object.entries(vars.request)),
     history: new Map<string, unknown>([
       ['tools', calls.map((c) => c.name)],
-      ['calls', calls.map((c) => new Map([['name', c.name], ['args', celValue(c.args)]]))],
+      [
+        'calls',
+        calls.map(
+          (c) =>
+            new Map([
+              ['name', c.name],
+              ['args', celValue(c.args)],
+            ]),
+        ),
+      ],
     ]),
   };
 }

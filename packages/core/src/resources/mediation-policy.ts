@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { isJsonObject, type JsonObject } from '../json/json-value.ts';
 import { ConditionError, compileCondition, MAX_WHEN_LENGTH } from '../engine/rule-condition.ts';
+import { isJsonObject, type JsonObject } from '../json/json-value.ts';
 import { Condition, defineResource, defineResourceInput, LabelSelector } from './envelope.ts';
 import { DeclaredBy, MediationMode, Surface } from './vocabulary.ts';
 
