@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../../../api/src/testing/test-api.ts';
 import { BundleSync } from '../bundle/bundle-sync.ts';
 import { createMetrics } from '../metrics.ts';
+import { decodeSpooledReceipt } from '../receipts/spooled-receipt.ts';
 import { startTestGateway, type TestGateway } from '../testing/test-gateway.ts';
 
 /**
@@ -12,6 +13,14 @@ import { startTestGateway, type TestGateway } from '../testing/test-gateway.ts';
  * token-proven contractor, not for a token-proven other human, and for a caller that only names
  * itself a contractor in a header (an unproven field is absent in CEL: the hide fails closed).
  */
+interface Receipt {
+  identity?: { human?: string; binding?: string };
+  tool_set_hash?: string;
+}
+interface ToolSet {
+  wardwright_tool_mediation?: { annotations?: string[]; applied_rules: Array<{ id: string }> };
+}
+
 const GATEWAY = 'when-gw';
 let api: TestApi;
 let gw: TestGateway;
@@ -106,5 +115,19 @@ describe('when: on a hide rule, end to end', () => {
     expect(await providerSaw(providerKey(), { 'x-user-id': 'contractor-ann' })).toEqual([
       'read_file',
     ]);
+    // The receipt says the condition could not be evaluated, and the hide applied anyway.
+    // Spooled receipts are compact: the mediation block sits in the tool set they reference.
+    const spooled = async () =>
+      (await gw.spool.pendingEncoded(10_000)).map((r) => decodeSpooledReceipt(r.payload));
+    const isClaim = (r: Receipt) =>
+      r.identity?.human === 'contractor-ann' && r.identity.binding === 'claimed';
+    const parse = (json: Buffer) => JSON.parse(json.toString('utf8')) as Receipt;
+    await until(async () => (await spooled()).some((r) => isClaim(parse(r.receiptJson))));
+    const all = await spooled();
+    const toolSets = Object.assign({}, ...all.map((r) => r.toolSets)) as Record<string, ToolSet>;
+    const claim = all.map((r) => parse(r.receiptJson)).find(isClaim);
+    const block = toolSets[claim?.tool_set_hash ?? '']?.wardwright_tool_mediation;
+    expect(block?.annotations).toEqual(['rule_error:no-delete-for-contractors']);
+    expect(block?.applied_rules[0]?.id).toBe('no-delete-for-contractors');
   });
 });
