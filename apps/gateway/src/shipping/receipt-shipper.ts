@@ -14,7 +14,7 @@ import type { Spool } from '../spool/spool.ts';
 import { Backoff, type BackoffOptions, pause } from './backoff.ts';
 import { Quarantine, type QuarantinedReceipt } from './quarantine.ts';
 import { SchemaUploader } from './schema-uploader.ts';
-import { refusalReason, refusesContent, standInFor } from './stand-in.ts';
+import { linkStandIn, refusalReason, refusesContent } from './stand-in.ts';
 
 export interface ReceiptShipperOptions {
   gateway: string;
@@ -414,7 +414,12 @@ export class ReceiptShipper {
     const linked: ShippedRecord[] = [];
     for (const [index, refusal] of refused.entries()) {
       if (refusal.reason === 'ChainBroken') continue;
-      if (await this.link(refusal, entries[index] as QuarantinedReceipt)) linked.push(refusal.item);
+      const entry = entries[index] as QuarantinedReceipt;
+      const { client, gateway, log } = this.options;
+      const signal = this.requests.signal;
+      if (await linkStandIn({ client, gateway, log, signal }, refusal.item, entry)) {
+        linked.push(refusal.item);
+      }
     }
     if (through !== undefined) {
       await spool.ackThrough(through);
@@ -437,49 +442,6 @@ export class ReceiptShipper {
     }
     this.updateGauges();
     return { acknowledged: stored.length, quarantined: refused.length };
-  }
-
-  /**
-   * Ships the stand-in that takes a quarantined receipt's place in the API's chain, with the
-   * tool sets the receipt carried (later receipts reference them); without them if they are
-   * what the API refuses. Returns whether the API linked it.
-   */
-  private async link({ item }: Refusal, entry: QuarantinedReceipt): Promise<boolean> {
-    const { client, gateway, log } = this.options;
-    const standIn = standInFor(gateway, item, {
-      reason: entry.reason,
-      ...(entry.message !== undefined ? { message: entry.message } : {}),
-      bytes: entry.bytes ?? 0,
-      quarantinedAt: entry.quarantinedAt,
-    });
-    const fields = { receiptId: item.id, seq: item.seq, reason: entry.reason };
-    if (standIn === undefined) {
-      log.error(fields, 'a quarantined receipt has no readable place in the chain; no stand-in');
-      return false;
-    }
-    const ship = (withToolSets: boolean) =>
-      client.call('receipts.ingest', {
-        params: { name: gateway },
-        body: { receipts: [standIn], ...(withToolSets ? { tool_sets: item.toolSets } : {}) },
-        signal: this.requests.signal,
-      });
-    const hasToolSets = Object.keys(item.toolSets).length > 0;
-    let answer: { results: ReceiptIngestResult[] };
-    try {
-      answer = await ship(hasToolSets);
-    } catch (error) {
-      // The stand-in alone is a few hundred valid bytes: if even that is refused, the API (or
-      // something in front of it) is what is wrong, and the shipment is retried.
-      if (!hasToolSets || !refusesContent(error)) throw error;
-      answer = await ship(false);
-    }
-    const result = answer.results[0];
-    if (result?.result === 'created' || result?.result === 'duplicate') return true;
-    log.error(
-      { ...fields, standIn: result?.reason, error: result?.message },
-      'the API refused the stand-in of a quarantined receipt; the receipts after it may not chain',
-    );
-    return false;
   }
 
   /** Counts and logs a failed shipment; returns how long to wait before the next one. */

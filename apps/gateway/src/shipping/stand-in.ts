@@ -1,11 +1,15 @@
 import {
+  type ApiClient,
   ApiError,
   MAX_STAND_IN_MESSAGE,
   RECEIPT_STAND_IN_SCHEMA,
+  type ReceiptIngestResult,
   ReceiptStandIn,
 } from '@toolgate/contract';
 import { boundedText, illFormedPath, isWellFormedString } from '@toolgate/core';
+import type { Logger } from 'pino';
 import type { EncodedReceipt } from '../receipts/spooled-receipt.ts';
+import type { QuarantinedReceipt } from './quarantine.ts';
 
 /**
  * HTTP statuses with which the API refuses what a batch holds, not the gateway or the moment:
@@ -76,4 +80,58 @@ export function standInFor(
 
 function isTimestamp(text: string): boolean {
   return ReceiptStandIn.shape.received_at.safeParse(text).success;
+}
+
+/** What shipping a stand-in needs from the shipper. */
+export interface StandInShipping {
+  client: ApiClient;
+  gateway: string;
+  log: Pick<Logger, 'error'>;
+  signal: AbortSignal;
+}
+
+/**
+ * Ships the stand-in that takes a quarantined receipt's place in the API's chain, with the
+ * tool sets the receipt carried (later receipts reference them); without them if they are
+ * what the API refuses. Returns whether the API linked it.
+ */
+export async function linkStandIn(
+  { client, gateway, log, signal }: StandInShipping,
+  item: EncodedReceipt & { seq: number },
+  entry: QuarantinedReceipt,
+): Promise<boolean> {
+  const standIn = standInFor(gateway, item, {
+    reason: entry.reason,
+    ...(entry.message !== undefined ? { message: entry.message } : {}),
+    bytes: entry.bytes ?? 0,
+    quarantinedAt: entry.quarantinedAt,
+  });
+  const fields = { receiptId: item.id, seq: item.seq, reason: entry.reason };
+  if (standIn === undefined) {
+    log.error(fields, 'a quarantined receipt has no readable place in the chain; no stand-in');
+    return false;
+  }
+  const ship = (withToolSets: boolean) =>
+    client.call('receipts.ingest', {
+      params: { name: gateway },
+      body: { receipts: [standIn], ...(withToolSets ? { tool_sets: item.toolSets } : {}) },
+      signal,
+    });
+  const hasToolSets = Object.keys(item.toolSets).length > 0;
+  let answer: { results: ReceiptIngestResult[] };
+  try {
+    answer = await ship(hasToolSets);
+  } catch (error) {
+    // The stand-in alone is a few hundred valid bytes: if even that is refused, the API (or
+    // something in front of it) is what is wrong, and the shipment is retried.
+    if (!hasToolSets || !refusesContent(error)) throw error;
+    answer = await ship(false);
+  }
+  const result = answer.results[0];
+  if (result?.result === 'created' || result?.result === 'duplicate') return true;
+  log.error(
+    { ...fields, standIn: result?.reason, error: result?.message },
+    'the API refused the stand-in of a quarantined receipt; the receipts after it may not chain',
+  );
+  return false;
 }
