@@ -7,6 +7,7 @@ import {
   createStreamMediator,
   enforceResponseBody,
   holdActionableTail,
+  illFormedPathInJson,
   jsonObjectUtf8,
   type MediationResult,
   mediateRequest,
@@ -34,7 +35,6 @@ import {
   safeJson,
   upstreamFailure,
 } from './provider-errors.ts';
-import { checkWellFormed, UnrecordableRequestError } from './recordable-request.ts';
 import { relayStream, streamErrorEvent } from './stream-relay.ts';
 import type { Upstreams } from './upstream.ts';
 import type { ProviderCall, UpstreamAnswer } from './upstream-answer.ts';
@@ -137,13 +137,12 @@ export class MediatingProxy {
     } catch (error) {
       return this.refuse(reply, surface, 400, `malformed JSON body: ${(error as Error).message}`);
     }
-    // Everything the receipt will hold is checked before the provider sees the request.
-    try {
-      checkWellFormed(received.text, body);
-    } catch (error) {
-      if (error instanceof UnrecordableRequestError)
-        return this.refuse(reply, surface, 400, error.message);
-      throw error;
+    // Everything the receipt will hold is checked before the provider sees the request: canonical
+    // JSON, the receipt's hash and PostgreSQL cannot take a lone surrogate (one regex scan of the
+    // text when there is none); the engine bounds the rest (RECEIPT_LIMITS).
+    const illFormed = illFormedPathInJson(received.text, body);
+    if (illFormed !== undefined) {
+      return this.refuse(reply, surface, 400, `${illFormed}: ${LONE_SURROGATE}`);
     }
     let mediation: MediationResult;
     let identity: ReceiptIdentity;
@@ -474,6 +473,7 @@ export class MediatingProxy {
 }
 
 const TOO_DEEP = 'request body nests too deeply';
+const LONE_SURROGATE = 'holds a lone UTF-16 surrogate (not valid Unicode text)';
 const NOT_RECORDED = 'gateway could not record this request';
 const SPOOL_FAILED = 'gateway cannot record receipts right now';
 const SPOOL_FULL = 'gateway receipt spool is full; retry later';

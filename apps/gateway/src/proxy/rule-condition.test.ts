@@ -1,9 +1,11 @@
+import { createClient } from '@toolgate/contract';
 import { until } from '@toolgate/core/testing';
 import OpenAI from 'openai';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../../../api/src/testing/test-api.ts';
 import { BundleSync } from '../bundle/bundle-sync.ts';
+import { policyObject, registerGateway } from '../faults/control-plane.ts';
 import { createMetrics } from '../metrics.ts';
 import { decodeSpooledReceipt } from '../receipts/spooled-receipt.ts';
 import { startTestGateway, type TestGateway } from '../testing/test-gateway.ts';
@@ -29,32 +31,20 @@ const tokens: Record<string, string> = {};
 
 beforeAll(async () => {
   api = await startTestApi();
-  const { client: gatewayClient } = await api.identity('when-gw-id', ['gateway']);
-  await api.operator.call('gateways.create', {
-    body: {
-      apiVersion: 'toolgate.dev/v1',
-      kind: 'Gateway',
-      metadata: { name: GATEWAY, labels: { env: 'when-test' } },
-      spec: { identity: 'when-gw-id' },
-    },
+  const labels = { env: 'when-test' };
+  const gatewayClient = createClient({
+    baseUrl: api.url,
+    token: await registerGateway(api, GATEWAY, labels),
   });
   await api.operator.call('mediationPolicies.create', {
-    body: {
-      apiVersion: 'toolgate.dev/v1',
-      kind: 'MediationPolicy',
-      metadata: { name: 'contractors' },
-      spec: {
-        selector: { matchLabels: { env: 'when-test' } },
-        rules: [
-          {
-            id: 'no-delete-for-contractors',
-            action: 'hide',
-            match: { name: 'delete_repo' },
-            when: "identity.human.startsWith('contractor-')",
-          },
-        ],
-      } as never,
-    },
+    body: policyObject('contractors', labels, [
+      {
+        id: 'no-delete-for-contractors',
+        action: 'hide',
+        match: { name: 'delete_repo' },
+        when: "identity.human.startsWith('contractor-')",
+      },
+    ]),
   });
   for (const name of ['contractor-ann', 'bob']) {
     tokens[name] = (await api.identity(name, ['agent'], 'human')).token;
