@@ -1,6 +1,7 @@
 import { hashCanonical } from '../hash/hash.ts';
 import type { PolicyRevisionRef } from '../receipt/receipt-schema.ts';
 import {
+  isCallTimeRule,
   type MediationPolicySpec,
   MediationPolicySpec as MediationPolicySpecSchema,
   type MediationRule,
@@ -75,8 +76,10 @@ export interface CompiledBundle extends IdentityPolicy {
   readonly etag: string;
   /** Policy revisions in merged order (priority desc, then name). */
   readonly policies: ReadonlyArray<PolicyRevisionRef>;
-  /** Every enabled rule in merged order. */
+  /** Every enabled request-side rule (hide, augment, replace, rename) in merged order. */
   readonly rules: ReadonlyArray<CompiledRule>;
+  /** Every enabled call-time rule (deny, require_approval, rate_limit) in merged order. */
+  readonly callRules: ReadonlyArray<CompiledRule>;
   readonly hasObserveRules: boolean;
   readonly metaTools: ReadonlyArray<MetaTool>;
   readonly redact: ReadonlyArray<string>;
@@ -109,10 +112,13 @@ export function compileBundle(input: BundleInput): CompiledBundle {
     (a, b) => b.spec.priority - a.spec.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
   );
   const rules: CompiledRule[] = [];
+  const callRules: CompiledRule[] = [];
   for (const policy of parsed) {
     for (const rule of policy.spec.rules) {
       if (rule.enabled === false) continue;
-      rules.push(compileRule(policy.name, policy.spec.mode, rule));
+      (isCallTimeRule(rule) ? callRules : rules).push(
+        compileRule(policy.name, policy.spec.mode, rule),
+      );
     }
   }
   const policies = parsed.map((p) => ({
@@ -134,6 +140,7 @@ export function compileBundle(input: BundleInput): CompiledBundle {
     etag: input.etag ?? hashCanonical(policies),
     policies,
     rules,
+    callRules,
     hasObserveRules: rules.some((r) => r.mode === 'observe'),
     metaTools,
     redact: [...new Set([...DEFAULT_REDACTED_KEYS, ...parsed.flatMap((p) => p.spec.redact ?? [])])],

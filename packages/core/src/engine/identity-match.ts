@@ -32,12 +32,16 @@ export interface RuleIdentity extends ActionIdentity {
  * - `augment` tightens a tool's parameters and appends the operator's instructions.
  * - `replace` puts a trusted declaration in place of the agent's own.
  * - `rename` only changes the provider-facing name; calls come back under the agent's own.
+ * - `deny`, `require_approval` and `rate_limit` withhold calls.
  */
 export const RESTRICTING_ACTIONS: Readonly<Record<RuleAction, boolean>> = {
   hide: true,
   augment: true,
   replace: true,
   rename: false,
+  deny: true,
+  require_approval: true,
+  rate_limit: true,
 };
 
 /**

@@ -407,6 +407,11 @@ function applyRule(
       if (entry.state === 'allowed') entry.state = 'wrapped';
       return true;
     }
+    // Call-time rules never reach the request side (CompiledBundle.callRules).
+    case 'deny':
+    case 'require_approval':
+    case 'rate_limit':
+      return false;
   }
 }
 

@@ -60,10 +60,19 @@ const FUNCTIONS = new Set([
   'dyn',
 ]);
 
+/**
+ * `args`: the call's parsed arguments, on the response side only (call-time rules). Any JSON,
+ * so its fields are not declared: reading one the call does not have is a runtime error.
+ */
+const ARGS = 'args';
+
 const ENV = celEnv({
-  variables: Object.fromEntries(
-    Object.keys(FIELDS).map((name) => [name, mapType(CelScalar.STRING, CelScalar.DYN)]),
-  ),
+  variables: {
+    ...Object.fromEntries(
+      Object.keys(FIELDS).map((name) => [name, mapType(CelScalar.STRING, CelScalar.DYN)]),
+    ),
+    [ARGS]: CelScalar.DYN,
+  },
 });
 
 /** A compile problem with its `line:column` (1-based) in the expression. */
@@ -73,6 +82,11 @@ export interface RuleCondition {
   readonly source: string;
   /** Whether the expression reads `history` (so it is computed only when some rule needs it). */
   readonly readsHistory: boolean;
+  /**
+   * Where the expression first reads `args` (`line:column`), if it does: such a condition can
+   * only be judged per call, on the response side.
+   */
+  readonly argsAt?: string;
   readonly evaluate: (vars: ConditionVars) => ConditionOutcome;
 }
 
@@ -95,6 +109,8 @@ export interface ConditionVars {
   identity: RuleIdentity;
   request: { surface: string; model: string };
   history?: ReadonlyArray<HistoryCall>;
+  /** The call's parsed arguments (response side only). */
+  args?: unknown;
 }
 
 /** Compiled conditions by source: the schema and the bundle compile each expression once. */
@@ -126,9 +142,11 @@ function compileUncached(source: string): RuleCondition {
   const where = (expr: Expr) => position(source, positions[String(expr.id)] ?? 0);
   const roots = checkReferences(parsed.expr, where);
   const program = plan(ENV, parsed);
+  const argsAt = roots.get(ARGS);
   return {
     source,
     readsHistory: roots.has('history'),
+    ...(argsAt !== undefined ? { argsAt } : {}),
     evaluate: (vars) => {
       let result: unknown;
       try {
@@ -148,9 +166,12 @@ function position(source: string, offset: number): string {
   return `${line}:${offset - before.lastIndexOf('\n')}`;
 }
 
-/** Walks the AST: bounds it and checks every reference. Returns the variables read. */
-function checkReferences(root: Expr | undefined, where: (e: Expr) => string): Set<string> {
-  const roots = new Set<string>();
+/**
+ * Walks the AST: bounds it and checks every reference. Returns the variables read, each with
+ * the position of its first reference.
+ */
+function checkReferences(root: Expr | undefined, where: (e: Expr) => string): Map<string, string> {
+  const roots = new Map<string, string>();
   let nodes = 0;
   const visit = (expr: Expr | undefined, bound: ReadonlySet<string>, depth: number): void => {
     if (expr === undefined) return;
@@ -167,7 +188,7 @@ function checkReferences(root: Expr | undefined, where: (e: Expr) => string): Se
         if (operand?.exprKind.case === 'identExpr' && !bound.has(operand.exprKind.value.name)) {
           const name = operand.exprKind.value.name;
           checkVariable(name, operand, bound, where, roots);
-          if (!FIELDS[name]?.has(kind.value.field)) {
+          if (name !== ARGS && !FIELDS[name]?.has(kind.value.field)) {
             throw new ConditionError(
               `${where(expr)}: undefined field '${kind.value.field}' of '${name}'`,
             );
@@ -224,18 +245,13 @@ function checkVariable(
   expr: Expr,
   bound: ReadonlySet<string>,
   where: (e: Expr) => string,
-  roots: Set<string>,
+  roots: Map<string, string>,
 ): void {
   if (bound.has(name)) return;
-  if (name === 'args') {
-    throw new ConditionError(
-      `${where(expr)}: 'args' is a call-time condition, and call-time conditions are not supported yet`,
-    );
-  }
-  if (FIELDS[name] === undefined) {
+  if (name !== ARGS && FIELDS[name] === undefined) {
     throw new ConditionError(`${where(expr)}: undeclared reference '${name}'`);
   }
-  roots.add(name);
+  if (!roots.has(name)) roots.set(name, where(expr));
 }
 
 const IDENTITY_FIELDS: ReadonlyArray<IdentityField> = ['human', 'service', 'session'];
@@ -252,6 +268,8 @@ function bindings(vars: ConditionVars): Record<string, unknown> {
   }
   const calls = vars.history ?? [];
   return {
+    // Absent on the request side: reading it there is an error (and refused at compile).
+    ...(vars.args !== undefined ? { [ARGS]: celValue(vars.args) } : {}),
     tool: new Map(Object.entries(vars.tool)),
     identity,
     request: new Map(Object.entries(vars.request)),
@@ -279,11 +297,28 @@ function bindingOf(identity: RuleIdentity): string {
     : 'unverified';
 }
 
-/** JSON as CEL input: objects become maps (CEL reads plain objects as messages). */
+/** Bounds of one JSON value a condition reads (`args`, each `history.calls[i].args`). */
+export const ARGS_LIMITS = { nodes: 4096, listLength: MAX_HISTORY_CALLS, depth: 32 } as const;
+
+class ArgsTooLarge extends Error {}
+
+/**
+ * JSON as CEL input: objects become maps (CEL reads plain objects as messages). Bounded, so a
+ * comprehension's cost is too: a value past {@link ARGS_LIMITS} makes the evaluation an error
+ * (which fails a restricting rule closed), never a slow one.
+ */
 function celValue(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(celValue);
-  if (value !== null && typeof value === 'object') {
-    return new Map(Object.entries(value).map(([k, v]) => [k, celValue(v)]));
-  }
-  return value;
+  let nodes = 0;
+  const convert = (v: unknown, depth: number): unknown => {
+    if (++nodes > ARGS_LIMITS.nodes || depth > ARGS_LIMITS.depth) throw new ArgsTooLarge();
+    if (Array.isArray(v)) {
+      if (v.length > ARGS_LIMITS.listLength) throw new ArgsTooLarge();
+      return v.map((item) => convert(item, depth + 1));
+    }
+    if (v !== null && typeof v === 'object') {
+      return new Map(Object.entries(v).map(([k, item]) => [k, convert(item, depth + 1)]));
+    }
+    return v;
+  };
+  return convert(value, 0);
 }

@@ -27,6 +27,8 @@ export const RECEIPT_LIMITS = {
   errorMessage: 1024,
   /** Any other text of the response evidence (provider): cut to this. */
   evidenceText: 256,
+  /** A call decision's `message` (what the agent was told; a policy's `message` is ≤ 1024). */
+  decisionMessage: 2048,
   /** A source URL of a hosted tool event (provider): cut to this. */
   sourceUrl: 1024,
   /** Sources kept per hosted tool event. */

@@ -68,6 +68,23 @@ export const ToolRecord = z.object({
 export type ToolRecord = z.infer<typeof ToolRecord>;
 
 /** One tool call the provider returned, as the policy judged it. */
+/**
+ * What call-time rules (deny, require_approval, rate_limit) decided for one call. Present when
+ * at least one call-time rule's selectors matched the call.
+ */
+export const CallDecision = z.object({
+  outcome: z.enum(['allow', 'deny', 'approval_required', 'approved', 'rate_limited']),
+  /** The rule that decided (absent for `allow`: no rule withheld the call). */
+  rule: z.string().optional(),
+  policy: z.string().optional(),
+  /** What the agent was told in place of the call (the rule's `message`, or a default). */
+  message: z.string().optional(),
+  /** The ToolCallApproval's name (the call's `action_id`) for approval outcomes. */
+  approval: z.string().optional(),
+});
+export type CallDecision = z.infer<typeof CallDecision>;
+export type CallOutcome = CallDecision['outcome'];
+
 export const ToolCallEvidence = z.object({
   /** The provider's call id (`call_…`, `toolu_…`). */
   id: z.string(),
@@ -80,9 +97,14 @@ export const ToolCallEvidence = z.object({
   arguments_hash: SchemaHash,
   /** AARM-style deterministic action id: same call, same id. */
   action_id: z.string(),
-  policy_state: z.enum(['allowed', 'blocked']),
-  /** Why a call was blocked: `hidden`, `not_declared`, `rule:<id>`. */
+  /** `deferred`: withheld until a human approves it (require_approval). */
+  policy_state: z.enum(['allowed', 'blocked', 'deferred']),
+  /**
+   * Why a call was withheld: `hidden`, `not_declared`, `rule:<id>`, or `rule_error:<id>` when a
+   * call-time rule's `when` failed at run time (the call is withheld: fail closed).
+   */
   reason: z.string().optional(),
+  decision: CallDecision.optional(),
   /** Argument paths redacted before hashing (secrets never reach a receipt, not even hashed). */
   redacted_arguments: z.array(z.string()).optional(),
 });

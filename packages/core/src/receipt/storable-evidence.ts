@@ -1,5 +1,10 @@
 import { RECEIPT_LIMITS } from './receipt-limits.ts';
-import type { HostedToolEvidence, ResponseEvidence, ToolCallEvidence } from './receipt-schema.ts';
+import type {
+  CallDecision,
+  HostedToolEvidence,
+  ResponseEvidence,
+  ToolCallEvidence,
+} from './receipt-schema.ts';
 import { type StorableNotes, utf8ByteLength } from './storable-text.ts';
 
 const TEXT = RECEIPT_LIMITS.evidenceText;
@@ -65,6 +70,8 @@ function storableCall(call: ToolCallEvidence, at: string, notes: StorableNotes):
   if (resolved !== undefined) out.resolved_tool = resolved;
   const reason = notes.optional(`${at}.reason`, call.reason, TEXT);
   if (reason !== undefined) out.reason = reason;
+  if (call.decision !== undefined)
+    out.decision = storableDecision(call.decision, `${at}.decision`, notes);
   if (call.redacted_arguments !== undefined) {
     out.redacted_arguments = storableList(
       `${at}.redacted_arguments`,
@@ -73,6 +80,16 @@ function storableCall(call: ToolCallEvidence, at: string, notes: StorableNotes):
       TEXT,
       notes,
     );
+  }
+  return out;
+}
+
+function storableDecision(decision: CallDecision, at: string, notes: StorableNotes): CallDecision {
+  const out: CallDecision = { outcome: decision.outcome };
+  for (const key of ['rule', 'policy', 'message', 'approval'] as const) {
+    const limit = key === 'message' ? RECEIPT_LIMITS.decisionMessage : TEXT;
+    const value = notes.optional(`${at}.${key}`, decision[key], limit);
+    if (value !== undefined) out[key] = value;
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseDuration } from '../engine/duration.ts';
 import { ConditionError, compileCondition, MAX_WHEN_LENGTH } from '../engine/rule-condition.ts';
 import { isJsonObject, type JsonObject } from '../json/json-value.ts';
 import { Condition, defineResource, defineResourceInput, LabelSelector } from './envelope.ts';
@@ -155,14 +156,100 @@ export const RenameRule = z
   })
   .strict();
 
+/** A duration such as `30s`, `1m`, `1h`, `1h30m` between `min` and `max` milliseconds. */
+const Duration = (min: number, max: number, bounds: string) =>
+  z
+    .string()
+    .max(32, 'must be at most 32 characters')
+    .superRefine((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'must be a duration such as 30s, 1m, 1h or 1h30m',
+        });
+      } else if (ms < min || ms > max) {
+        ctx.addIssue({ code: 'custom', message: `must be ${bounds}` });
+      }
+    });
+
+/** What the agent is told when the rule withholds a call (a default names tool and decision). */
+const AgentMessage = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(1024, 'must be at most 1024 characters');
+
+/** Call-time: withholds a matching call (`when` may read `args`, the call's arguments). */
+export const DenyRule = z
+  .object({ ...RuleBase, action: z.literal('deny'), message: AgentMessage.optional() })
+  .strict();
+/**
+ * Call-time: withholds a matching call until an operator approves its action (a
+ * `ToolCallApproval` named after the call's `action_id`); the same action is then allowed until
+ * the approval's `ttl` ends.
+ */
+export const RequireApprovalRule = z
+  .object({
+    ...RuleBase,
+    action: z.literal('require_approval'),
+    message: AgentMessage.optional(),
+    approval: z
+      .object({ ttl: Duration(1_000, 30 * 86_400_000, 'between 1s and 30d') })
+      .strict()
+      .default({ ttl: '1h' }),
+  })
+  .strict();
+/** Who shares a rate limit's token bucket. */
+export const RateLimitKey = z.enum(['identity', 'session', 'gateway']);
+export type RateLimitKey = z.infer<typeof RateLimitKey>;
+/** Call-time: at most `calls` matching calls `per` period, per `by`, in each gateway. */
+export const RateLimitRule = z
+  .object({
+    ...RuleBase,
+    action: z.literal('rate_limit'),
+    message: AgentMessage.optional(),
+    limit: z
+      .object({
+        calls: z.number().int('must be an integer').min(1, 'must be >= 1').max(1_000_000),
+        per: Duration(1_000, 86_400_000, 'between 1s and 1d'),
+        by: RateLimitKey.default('identity'),
+      })
+      .strict(),
+  })
+  .strict();
+
 export const MediationRule = z.discriminatedUnion('action', [
   HideRule,
   AugmentRule,
   ReplaceRule,
   RenameRule,
+  DenyRule,
+  RequireApprovalRule,
+  RateLimitRule,
 ]);
 export type MediationRule = z.infer<typeof MediationRule>;
 export type RuleAction = MediationRule['action'];
+export type CallTimeRule = z.infer<
+  typeof DenyRule | typeof RequireApprovalRule | typeof RateLimitRule
+>;
+
+/**
+ * The actions judged per tool call on the response side. The others rewrite what the model
+ * sees, on the request side, before any call exists: their `when` cannot read `args`.
+ */
+export const CALL_TIME_ACTIONS: Readonly<Record<RuleAction, boolean>> = {
+  hide: false,
+  augment: false,
+  replace: false,
+  rename: false,
+  deny: true,
+  require_approval: true,
+  rate_limit: true,
+};
+
+export function isCallTimeRule(rule: MediationRule): rule is CallTimeRule {
+  return CALL_TIME_ACTIONS[rule.action];
+}
 
 /**
  * A wrapper tool that carries the real target in its arguments (e.g. `mcp_tool` with
@@ -211,6 +298,7 @@ export const MediationPolicySpec = z
   .superRefine((spec, ctx) => {
     const seen = new Map<string, number>();
     spec.rules.forEach((rule, index) => {
+      requestSideArgs(rule, index, ctx);
       const first = seen.get(rule.id);
       if (first !== undefined) {
         ctx.addIssue({
@@ -222,6 +310,27 @@ export const MediationPolicySpec = z
     });
   });
 export type MediationPolicySpec = z.infer<typeof MediationPolicySpec>;
+
+/** A request-side rule's `when` may not read `args`: there is no call yet. */
+function requestSideArgs(
+  rule: MediationRule,
+  index: number,
+  ctx: z.core.$RefinementCtx<unknown>,
+): void {
+  if (rule.when === undefined || CALL_TIME_ACTIONS[rule.action]) return;
+  let argsAt: string | undefined;
+  try {
+    argsAt = compileCondition(rule.when).argsAt;
+  } catch {
+    return; // reported by the field's own schema
+  }
+  if (argsAt === undefined) return;
+  ctx.addIssue({
+    code: 'custom',
+    path: ['rules', index, 'when'],
+    message: `${argsAt}: 'args' is only defined for call-time actions (deny, require_approval, rate_limit); a ${rule.action} rule is judged on the request, before any call exists`,
+  });
+}
 export type MediationPolicySpecInput = z.input<typeof MediationPolicySpec>;
 
 export const MediationPolicyStatus = z.object({
