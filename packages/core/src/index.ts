@@ -5,8 +5,10 @@
  */
 
 export * from './engine/action.ts';
+export * from './engine/call-gate.ts';
 export * from './engine/compile-bundle.ts';
 export * from './engine/detect-surface.ts';
+export * from './engine/duration.ts';
 export * from './engine/identity-binding.ts';
 export * from './engine/identity-match.ts';
 export * from './engine/mediate-request.ts';
@@ -14,6 +16,7 @@ export * from './engine/meta-tools.ts';
 export * from './engine/name-pattern.ts';
 export * from './engine/provider-names.ts';
 export * from './engine/redact.ts';
+export * from './engine/token-buckets.ts';
 export * from './errors.ts';
 export * from './hash/hash.ts';
 export * from './json/canonical-json.ts';

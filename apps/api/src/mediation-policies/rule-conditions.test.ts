@@ -18,8 +18,8 @@ describe('rule when: conditions at apply', () => {
   it.each([
     ['', 'x == 1', /1:1: undeclared reference 'x'/],
     ['?dryRun=All', "tool.name == 'a' && identity.nme == 'b'", /1:29: undefined field 'nme'/],
-    ['', "args.path == '/'", /call-time conditions are not supported yet/],
-    ['?dryRun=All', "args.path == '/'", /call-time conditions are not supported yet/],
+    ['', "args.path == '/'", /'args' is only defined for call-time actions/],
+    ['?dryRun=All', "args.path == '/'", /'args' is only defined for call-time actions/],
     ['?dryRun=All', "tool.name == 'a' &&", /^\d+:\d+: /],
   ])(
     'refuses a bad when (%s %s) with a 422 naming spec.rules[0].when, storing nothing',

@@ -84,7 +84,7 @@ export function toolFacts(name: string, declaredBy: string, type: string): ToolF
   return { name, declared_by: declaredBy, type };
 }
 
-function conditionVars(facts: RequestFacts, tool: ToolFacts) {
+export function conditionVars(facts: RequestFacts, tool: ToolFacts) {
   return {
     tool,
     identity: facts.identity,

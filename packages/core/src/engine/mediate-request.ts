@@ -14,6 +14,7 @@ import { fidelityFor } from '../resources/provider-profile.ts';
 import type { Fidelity, MediationMode, PolicyState, Surface } from '../resources/vocabulary.ts';
 import { MediationMode as MediationModes } from '../resources/vocabulary.ts';
 import type { ResponseContext } from '../response/response-context.ts';
+import type { CallGate } from './call-gate.ts';
 import type { CompiledBundle, CompiledRule, RequestFacts } from './compile-bundle.ts';
 import {
   type ConditionOutcomes,
@@ -45,6 +46,8 @@ export interface MediationInput {
   identity?: RuleIdentity;
   /** Gateway-hosted tools to offer the provider (declared_by wardwright; they win collisions). */
   hostedTools?: ReadonlyArray<ToolDeclarationInput>;
+  /** Approvals and rate-limit buckets for call-time rules (call-gate.ts). */
+  gate?: CallGate;
 }
 
 export type { CatalogOutcome } from './provider-request.ts';
@@ -119,7 +122,8 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
   };
   const tools = [...adapter.readTools(body), ...hostedTools(adapter, input.hostedTools ?? [])];
   const applicable = bundle.rules.filter((rule) => rule.appliesTo(facts));
-  if (applicable.some((rule) => rule.condition?.readsHistory)) {
+  const readsHistory = (rule: CompiledRule) => rule.condition?.readsHistory === true;
+  if (applicable.some(readsHistory) || bundle.callRules.some(readsHistory)) {
     facts.history = readHistory(input.surface, body);
   }
   const outcomes = evaluateConditions(applicable, tools, facts);
@@ -135,6 +139,7 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
     policies: bundle.policies,
     response: createResponseContext({
       surface: input.surface,
+      ...(input.gate ? { gate: input.gate } : {}),
       tools: catalog.entries,
       bundle,
       facts,

@@ -4,6 +4,8 @@ import type { HostedToolEvidence, ToolCallEvidence } from '../receipt/receipt-sc
 import type { DeclaredBy, Fidelity, PolicyState, Surface } from '../resources/vocabulary.ts';
 import type { HostedEventInput, ResponseContext } from '../response/response-context.ts';
 import { normalizeAction, parseArguments } from './action.ts';
+import { type CallUnderJudgement, judgeCall } from './call-decisions.ts';
+import type { CallGate } from './call-gate.ts';
 import type { CompiledBundle, RequestFacts } from './compile-bundle.ts';
 import { conditionApplies, conditionFor, toolFacts } from './condition-outcomes.ts';
 import { derivedFromFrozen } from './mediation-memo.ts';
@@ -31,6 +33,8 @@ export interface MediatedTool {
 
 export interface ResponseContextInput {
   surface: Surface;
+  /** Approvals and rate-limit buckets for call-time rules; absent: none known, no limits. */
+  gate?: CallGate;
   tools: ReadonlyArray<MediatedTool>;
   bundle: CompiledBundle;
   facts: RequestFacts;
@@ -109,6 +113,8 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
     input.tools,
     callableTools,
   );
+  /** The call-time rules this request's calls are judged by (provider, model, identity). */
+  const callRules = bundle.callRules.filter((r) => r.appliesTo(facts));
   const hideRules = bundle.rules.filter(
     (r) => r.mode !== 'observe' && r.rule.action === 'hide' && r.appliesTo(facts),
   );
@@ -155,16 +161,22 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
       const name = target?.tool.name ?? providerName;
       const parsed = parseArguments(rawArguments);
       const redacted = redactValue(parsed, bundle.redact);
+      const argumentsHash = hashLenient(redacted.value);
       const action = normalizeAction(
         { name, arguments: parsed },
         { identity: facts.identity, metaTools: bundle.metaTools, redact: bundle.redact },
       );
-      let policy_state: 'allowed' | 'blocked' = 'allowed';
+      let policy_state: ToolCallEvidence['policy_state'] = 'allowed';
       let reason: string | undefined;
+      let decision: ToolCallEvidence['decision'];
+      const names: CallUnderJudgement['names'][number][] = [];
+      /** What `args` is to a condition: a meta-tool call's target arguments, unredacted. */
+      let conditionArgs: JsonValue = parsed;
       if (!target) {
         policy_state = 'blocked';
         reason = hiddenNames.has(providerName) ? 'hidden' : 'not_declared';
       } else {
+        names.push({ name, declaredBy: target.tool.declaredBy, ignoreCase: false });
         const meta = readMetaCall(name, parsed, bundle.metaTools);
         if (meta !== undefined && 'problem' in meta) {
           // A wrapper call whose target cannot be told is never released unjudged.
@@ -176,17 +188,42 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
             policy_state = 'blocked';
             reason = `rule:${rule.rule.id}`;
           }
+          conditionArgs = parseArguments(meta.arguments);
+          names.push(
+            { name: meta.qualifiedName, declaredBy: 'mcp', ignoreCase: true },
+            { name: meta.tool, declaredBy: 'mcp', ignoreCase: true },
+          );
         }
+      }
+      if (policy_state === 'allowed' && target && callRules.length > 0) {
+        const judged = judgeCall(
+          callRules,
+          facts,
+          {
+            names,
+            type: target.type,
+            args: conditionArgs,
+            actionId: action.action_id,
+            actionTool: action.tool,
+            redactedArgs: redacted.value,
+            argumentsHash,
+          },
+          input.gate,
+        );
+        policy_state = judged.policy_state;
+        if (judged.reason !== undefined) reason = judged.reason;
+        decision = judged.decision;
       }
       return {
         id,
         name,
         ...(providerName !== name ? { provider_name: providerName } : {}),
         ...(action.via ? { resolved_tool: action.tool } : {}),
-        arguments_hash: hashLenient(redacted.value),
+        arguments_hash: argumentsHash,
         action_id: action.action_id,
         policy_state,
         ...(reason ? { reason } : {}),
+        ...(decision ? { decision } : {}),
         ...(redacted.redacted.length > 0 ? { redacted_arguments: redacted.redacted } : {}),
       };
     },

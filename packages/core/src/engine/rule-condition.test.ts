@@ -91,7 +91,7 @@ describe('when: compile errors name the field and the position', () => {
   const cases: Array<[string, RegExp]> = [
     ['x == 1', /1:1: undeclared reference 'x'/],
     ["tool.name == 'a' && identity.nme == 'b'", /1:29: undefined field 'nme'/],
-    ["args.path == '/'", /call-time conditions are not supported yet/],
+    ["args.path == '/'", /'args' is only defined for call-time actions/],
     ["tool.name == 'a' &&", /1:/],
     ['lowerAscii(tool.name)', /undeclared reference to function 'lowerAscii'/],
     ['history.calls.all(a, history.calls.all(b, history.calls.all(c, true)))', /nest more/],

@@ -6,6 +6,7 @@ import type {
 } from '../receipt/receipt-schema.ts';
 import type { EnforcedResponse } from './openai-response.ts';
 import type { HostedEventInput, ResponseContext } from './response-context.ts';
+import { withheldExplanation } from './withheld-explanation.ts';
 
 /** How the response side treats a Messages content block. */
 export type AnthropicBlockKind = 'tool_use' | 'hosted_use' | 'hosted_result' | 'other';
@@ -138,6 +139,9 @@ export function enforceAnthropicResponse(body: unknown, ctx: ResponseContext): E
         content.push(decision.block);
         toolUsesLeft++;
       }
+      const explanation = withheldExplanation(decision.evidence);
+      // The agent is told why, in a text block where the call would have been.
+      if (explanation !== undefined) content.push({ type: 'text', text: explanation });
       continue;
     }
     const hosted = describeAnthropicHostedBlock(block, ctx);

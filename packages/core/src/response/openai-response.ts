@@ -5,6 +5,7 @@ import type {
   ToolCallEvidence,
 } from '../receipt/receipt-schema.ts';
 import type { ResponseContext } from './response-context.ts';
+import { withExplanations, withheldExplanation } from './withheld-explanation.ts';
 
 /** What enforcement returns: the body to send to the agent and what the receipt records. */
 export interface EnforcedResponse {
@@ -131,6 +132,11 @@ function enforceChoice(choice: unknown, ctx: ResponseContext, evidence: Response
   const message = choice.message;
   let next: JsonObject = message;
   let removed = false;
+  const explanations: string[] = [];
+  const explain = (evidence: ToolCallEvidence) => {
+    const text = withheldExplanation(evidence);
+    if (text !== undefined) explanations.push(text);
+  };
 
   if (Array.isArray(message.tool_calls)) {
     const calls: unknown[] = [];
@@ -142,6 +148,7 @@ function enforceChoice(choice: unknown, ctx: ResponseContext, evidence: Response
         continue;
       }
       evidence.tool_calls.push(decision.evidence);
+      explain(decision.evidence);
       if (decision.call !== call) callsChanged = true;
       if (decision.call === null) removed = true;
       else calls.push(decision.call);
@@ -157,6 +164,7 @@ function enforceChoice(choice: unknown, ctx: ResponseContext, evidence: Response
     const decision = decideOpenAIFunctionCall(message.function_call, ctx);
     if (decision !== undefined) {
       evidence.tool_calls.push(decision.evidence);
+      explain(decision.evidence);
       if (decision.functionCall !== message.function_call) {
         if (next === message) next = { ...message };
         if (decision.functionCall === null) {
@@ -181,7 +189,11 @@ function enforceChoice(choice: unknown, ctx: ResponseContext, evidence: Response
   const callsLeft =
     (Array.isArray(next.tool_calls) && next.tool_calls.length > 0) ||
     isJsonObject(next.function_call);
-  if (removed && !callsLeft && next.content === null) {
+  if (explanations.length > 0) {
+    // The agent is told why, in the turn's text, where the call would have been.
+    if (next === message) next = { ...message };
+    next.content = withExplanations(next.content, explanations) as JsonObject['content'];
+  } else if (removed && !callsLeft && next.content === null) {
     if (next === message) next = { ...message };
     next.content = '';
   }

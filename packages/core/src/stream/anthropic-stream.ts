@@ -11,6 +11,7 @@ import {
 } from '../response/anthropic-response.ts';
 import { sanitizeProviderError } from '../response/provider-error.ts';
 import type { ResponseContext } from '../response/response-context.ts';
+import { withheldExplanation } from '../response/withheld-explanation.ts';
 import {
   driveStreamMediator,
   type SseEvent,
@@ -86,7 +87,11 @@ export function createAnthropicStreamMediator(ctx: ResponseContext): StreamMedia
       return;
     }
     evidence.tool_calls.push(decision.evidence);
-    if (decision.block === null) return;
+    if (decision.block === null) {
+      const explanation = withheldExplanation(decision.evidence);
+      if (explanation !== undefined) emitText(explanation, out);
+      return;
+    }
     toolUsesReleased++;
     const index = nextIndex++;
     const json = block.sawJson ? block.json : isEmptyObject(input) ? '' : JSON.stringify(input);
@@ -102,6 +107,24 @@ export function createAnthropicStreamMediator(ctx: ResponseContext): StreamMedia
         delta: { type: 'input_json_delta', partial_json: json },
       }),
       serializeJsonSse('content_block_stop', { ...stop?.data, type: 'content_block_stop', index }),
+    );
+  }
+
+  /** A text block of its own, where a withheld call would have been. */
+  function emitText(text: string, out: string[]) {
+    const index = nextIndex++;
+    out.push(
+      serializeJsonSse('content_block_start', {
+        type: 'content_block_start',
+        index,
+        content_block: { type: 'text', text: '' },
+      }),
+      serializeJsonSse('content_block_delta', {
+        type: 'content_block_delta',
+        index,
+        delta: { type: 'text_delta', text },
+      }),
+      serializeJsonSse('content_block_stop', { type: 'content_block_stop', index }),
     );
   }
 

@@ -8,10 +8,22 @@ import {
 } from '../response/openai-response.ts';
 import { sanitizeProviderError } from '../response/provider-error.ts';
 import type { ResponseContext } from '../response/response-context.ts';
+import { withheldExplanation } from '../response/withheld-explanation.ts';
 import { driveStreamMediator, type SseEvent, type StreamMediator, serializeSse } from './sse.ts';
 
 /** Chunk fields copied onto the chunks the mediator synthesizes for released calls. */
 const META_KEYS = ['id', 'object', 'created', 'model', 'system_fingerprint', 'service_tier'];
+
+/** A chunk the mediator synthesizes for a held call: the upstream chunk's metadata, one delta. */
+function chunkFor(call: PendingCall, choiceIndex: number, delta: JsonObject): string {
+  const chunk: JsonObject = {
+    ...call.meta,
+    choices: [{ index: choiceIndex, delta, logprobs: null, finish_reason: null }],
+  };
+  // With `stream_options.include_usage` every chunk but the last carries `usage: null`.
+  if (call.usageNull) chunk.usage = null;
+  return `data: ${JSON.stringify(chunk)}\n\n`;
+}
 
 /** Tool index used for a legacy `delta.function_call`. */
 const LEGACY = -1;
@@ -84,8 +96,15 @@ export function createOpenAIStreamMediator(ctx: ResponseContext): StreamMediator
     const decision = decideOpenAIToolCall(upstream, ctx);
     if (decision === undefined) return;
     evidence.tool_calls.push(decision.evidence);
-    if (decision.call === null) return;
     let delta: JsonObject;
+    if (decision.call === null) {
+      const explanation = withheldExplanation(decision.evidence);
+      if (explanation === undefined) return;
+      // The agent is told why, as text where the call would have been.
+      delta = { content: explanation };
+      out.push(chunkFor(call, choiceIndex, delta));
+      return;
+    }
     if (call.toolIndex === LEGACY) {
       state.legacyReleased = true;
       delta = { function_call: decision.call.function ?? fn };
@@ -97,13 +116,7 @@ export function createOpenAIStreamMediator(ctx: ResponseContext): StreamMediator
       Object.assign(emitted, rest);
       delta = { tool_calls: [emitted] };
     }
-    const chunk: JsonObject = {
-      ...call.meta,
-      choices: [{ index: choiceIndex, delta, logprobs: null, finish_reason: null }],
-    };
-    // With `stream_options.include_usage` every chunk but the last carries `usage: null`.
-    if (call.usageNull) chunk.usage = null;
-    out.push(`data: ${JSON.stringify(chunk)}\n\n`);
+    out.push(chunkFor(call, choiceIndex, delta));
   }
 
   function releaseChoice(choiceIndex: number, state: ChoiceState, out: string[]) {
