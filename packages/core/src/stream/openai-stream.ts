@@ -50,7 +50,12 @@ interface ChoiceState {
   released: number;
   legacyDecided: boolean;
   legacyReleased: boolean;
+  /** Explanations of withheld calls emitted so far (each after the last, a blank line apart). */
+  explained: number;
 }
+
+/** A text delta with something in it: an explanation after it starts a new paragraph. */
+const HAS_TEXT = /"content":"[^"]/;
 
 /**
  * Mediates an OpenAI Chat Completions SSE stream (`data: {chat.completion.chunk}` … `data: [DONE]`).
@@ -69,6 +74,8 @@ interface ChoiceState {
 export function createOpenAIStreamMediator(ctx: ResponseContext): StreamMediator {
   const choiceStates = new Map<number, ChoiceState>();
   const evidence: ResponseEvidence = { tool_calls: [], hosted_tool_events: [] };
+  /** Whether text went out before: then an explanation is its own paragraph, as in a body. */
+  let textSeen = false;
 
   function stateFor(choiceIndex: number): ChoiceState {
     let state = choiceStates.get(choiceIndex);
@@ -80,6 +87,7 @@ export function createOpenAIStreamMediator(ctx: ResponseContext): StreamMediator
         released: 0,
         legacyDecided: false,
         legacyReleased: false,
+        explained: 0,
       };
       choiceStates.set(choiceIndex, state);
     }
@@ -100,8 +108,11 @@ export function createOpenAIStreamMediator(ctx: ResponseContext): StreamMediator
     if (decision.call === null) {
       const explanation = withheldExplanation(decision.evidence);
       if (explanation === undefined) return;
-      // The agent is told why, as text where the call would have been.
-      delta = { content: explanation };
+      // The agent is told why, as text where the call would have been (a paragraph of its own,
+      // as enforceOpenAIResponse writes it).
+      const paragraph = textSeen || state.explained > 0 ? '\n\n' : '';
+      state.explained++;
+      delta = { content: `${paragraph}${explanation}` };
       out.push(chunkFor(call, choiceIndex, delta));
       return;
     }
@@ -172,6 +183,7 @@ export function createOpenAIStreamMediator(ctx: ResponseContext): StreamMediator
     const delta = isJsonObject(choice.delta) ? choice.delta : undefined;
     let nextDelta = delta;
     if (delta !== undefined) {
+      if (typeof delta.content === 'string' && delta.content !== '') textSeen = true;
       if (delta.tool_calls != null || delta.function_call != null) {
         const state = stateFor(choiceIndex);
         if (Array.isArray(delta.tool_calls)) {
@@ -228,7 +240,9 @@ export function createOpenAIStreamMediator(ctx: ResponseContext): StreamMediator
       return;
     }
     // Text deltas that certainly need nothing are passed on without being parsed.
-    const chunk = certainlyNoWork(event.data) ? undefined : parseJson(event.data);
+    const noWork = certainlyNoWork(event.data);
+    if (noWork && !textSeen && HAS_TEXT.test(event.data)) textSeen = true;
+    const chunk = noWork ? undefined : parseJson(event.data);
     if (isJsonObject(chunk) && chunk.error != null) {
       // The openai SDK throws on an `error` chunk; only the error object goes on, so an error
       // is no way around the policy.
