@@ -3,6 +3,10 @@ import { createClient } from '@toolgate/contract';
 import { apiFetch } from './api-fetch.ts';
 import { BundleStore } from './bundle/bundle-store.ts';
 import { BundleSync } from './bundle/bundle-sync.ts';
+import { ApprovalBook } from './calls/approval-book.ts';
+import { ApprovalRequests } from './calls/approval-requests.ts';
+import { ApprovalWatch } from './calls/approval-watch.ts';
+import { CallGates } from './calls/call-gates.ts';
 import { createGateway } from './create-gateway.ts';
 import { parseGatewayEnv } from './env.ts';
 import { createLogger } from './logger.ts';
@@ -84,6 +88,23 @@ const sync = new BundleSync({
 });
 // A full spool is reported at once (not at the next 30 s status report), and again when it
 // has room; so is a receipt moved to the quarantine.
+// Call-time rules: approvals come from a watch on the API, approval requests go to it, rate-limit
+// buckets live here (per gateway: a fleet of N allows N× a limit, docs/policies.md).
+const approvals = new ApprovalBook();
+const approvalRequests = new ApprovalRequests({
+  client,
+  log,
+  onDropped: () => metrics.approvalRequestsDropped.inc(),
+});
+const approvalWatch = new ApprovalWatch({
+  client,
+  apiUrl: env.API_URL,
+  ...(env.API_TOKEN ? { token: env.API_TOKEN } : {}),
+  book: approvals,
+  log,
+  onFailure: () => metrics.approvalSyncFailures.inc(),
+});
+setInterval(() => approvals.prune(), 60_000).unref();
 let spoolWasFull = false;
 let quarantined = shipper.quarantineSummary().count;
 setInterval(() => {
@@ -102,7 +123,9 @@ const app = createGateway({
   metrics,
   log,
   bodyLimit: env.BODY_LIMIT,
+  calls: new CallGates({ gateway: env.GATEWAY_NAME, book: approvals, requests: approvalRequests }),
   collect: () => {
+    metrics.approvalsKnown.set(approvals.size);
     const stats = spool.stats();
     metrics.spoolDepth.set(stats.depth);
     metrics.spoolDropped.set(stats.dropped);
@@ -119,6 +142,7 @@ if (env.RECEIPTS === 'off') {
 if (!env.API_TOKEN) log.warn('API_TOKEN is not set: policy sync and receipt shipping will fail');
 sync.start();
 shipper.start();
+approvalWatch.start();
 await app.listen({ port: env.PORT, host: env.HOST });
 const address = app.server.address();
 const port = typeof address === 'object' && address ? address.port : env.PORT;
@@ -136,6 +160,8 @@ async function shutdown(signal: string) {
   log.info(`${signal}: shutting down`);
   await app.close();
   sync.stop();
+  approvalRequests.stop();
+  await approvalWatch.stop();
   await shipper.stop();
   await upstreams.close();
   await spool.close();

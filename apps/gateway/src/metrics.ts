@@ -34,6 +34,27 @@ export function createMetrics() {
       labelNames: ['surface'] as const,
       registers: [registry],
     }),
+    withheldCalls: new Counter({
+      name: 'toolgate_gateway_withheld_tool_calls_total',
+      help: 'Tool calls a call-time rule withheld, by outcome (deny, approval_required, rate_limited) and rule id',
+      labelNames: ['outcome', 'rule'] as const,
+      registers: [registry],
+    }),
+    approvalsKnown: new Gauge({
+      name: 'toolgate_gateway_approvals_known',
+      help: 'ToolCallApprovals the gateway holds from its watch on the API',
+      registers: [registry],
+    }),
+    approvalSyncFailures: new Counter({
+      name: 'toolgate_gateway_approval_sync_failures_total',
+      help: 'Failed approval list/watch attempts (retried with backoff; known approvals stay in force)',
+      registers: [registry],
+    }),
+    approvalRequestsDropped: new Counter({
+      name: 'toolgate_gateway_approval_requests_dropped_total',
+      help: 'Approval requests dropped because the queue to the API was full (the agent retry asks again)',
+      registers: [registry],
+    }),
     spoolDepth: new Gauge({
       name: 'toolgate_gateway_spool_depth',
       help: 'Receipts in the spool not yet acknowledged by the API',

@@ -24,6 +24,7 @@ import {
 import type { Logger } from 'pino';
 import type { ActiveBundle, BundleStore } from '../bundle/bundle-store.ts';
 import type { GatewayMetrics } from '../metrics.ts';
+import type { CallGates } from '../calls/call-gates.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 import { type AgentBody, readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
@@ -52,6 +53,8 @@ export interface ProxyDependencies {
   bodyLimit: number;
   /** Injected clock (tests); wall time by default. */
   now?: () => number;
+  /** Approvals and rate-limit buckets for call-time rules; absent: none known, no limits. */
+  calls?: CallGates;
 }
 
 /** Everything a receipt needs about one request, filled in as the request goes. */
@@ -146,6 +149,8 @@ export class MediatingProxy {
     }
     let mediation: MediationResult;
     let identity: ReceiptIdentity;
+    // Known before mediation: an approval a call asks for names the receipt of its request.
+    const receiptId = ReceiptRecorder.newId(receivedAt);
     try {
       const agent = readAgentIdentity(request);
       const bound = bindIdentity(
@@ -159,7 +164,13 @@ export class MediatingProxy {
         throw new IdentityRejected(
           "identity not proven: request refused by policy (send the agent's Toolgate token)",
         );
-      mediation = mediateRequest(active.compiled, { surface, body, identity: bound.rules });
+      const gate = this.deps.calls?.forRequest({ receiptId, surface, identity });
+      mediation = mediateRequest(active.compiled, {
+        surface,
+        body,
+        identity: bound.rules,
+        ...(gate ? { gate } : {}),
+      });
     } catch (error) {
       if (error instanceof ValidationError) {
         const details =
@@ -189,7 +200,7 @@ export class MediatingProxy {
       if (!reply.writableFinished) call.abort();
     });
     const record: RequestRecord = {
-      id: ReceiptRecorder.newId(receivedAt),
+      id: receiptId,
       surface,
       receivedAt,
       started,
@@ -467,7 +478,15 @@ export class MediatingProxy {
   }
 
   private countBlocked(surface: Surface, evidence: ResponseEvidence): void {
-    const blocked = evidence.tool_calls.filter((c) => c.policy_state === 'blocked').length;
+    let blocked = 0;
+    for (const call of evidence.tool_calls) {
+      if (call.policy_state === 'allowed') continue;
+      blocked++;
+      const { decision } = call;
+      if (decision?.rule !== undefined) {
+        this.deps.metrics.withheldCalls.inc({ outcome: decision.outcome, rule: decision.rule });
+      }
+    }
     if (blocked > 0) this.deps.metrics.blockedCalls.inc({ surface }, blocked);
   }
 }

@@ -12,6 +12,7 @@ import {
 import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
 import pino from 'pino';
 import { BundleStore } from '../bundle/bundle-store.ts';
+import type { CallGates } from '../calls/call-gates.ts';
 import { createGateway } from '../create-gateway.ts';
 import { createMetrics, type GatewayMetrics } from '../metrics.ts';
 import { Upstreams } from '../proxy/upstream.ts';
@@ -71,6 +72,8 @@ export async function startTestGateway(
     bodyLimit?: number;
     /** Where receipts go instead of the spool's recorder (a sink that fails, for fault tests). */
     recorder?: ReceiptSink;
+    /** Approvals and rate-limit buckets for call-time rules. */
+    calls?: CallGates;
   } = {},
 ): Promise<TestGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-gateway-'));
@@ -99,6 +102,7 @@ export async function startTestGateway(
     metrics,
     log,
     bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
+    ...(options.calls ? { calls: options.calls } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
