@@ -99,6 +99,64 @@ describe('toolgate eval', () => {
     });
   });
 
+  it('shows call-time decisions with --response; --approved lets an approved action through', () => {
+    const callTime = join(root, 'examples/policies/call-time-rules.yaml');
+    const answer = join(root, 'examples/responses/openai-call-time.json');
+    const run = (...extra: string[]) => {
+      const { code, stdout, stderr } = toolgate(
+        'eval',
+        '-p',
+        callTime,
+        '-r',
+        request,
+        '--response',
+        answer,
+        '--user',
+        'alice',
+        '--proven',
+        ...extra,
+      );
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      return JSON.parse(stdout);
+    };
+    const out = run();
+    expect(out.decisions.map((d: { outcome: string }) => d.outcome)).toEqual([
+      'deny',
+      'approval_required',
+      'allow',
+    ]);
+    expect(out.decisions[0]).toMatchObject({
+      rule: 'pr-only-in-app-repo',
+      policy_state: 'blocked',
+    });
+    const approval = out.decisions[1].approval as string;
+    expect(out.approvalRequests).toEqual([
+      expect.objectContaining({ actionId: approval, tool: 'github/create_issue' }),
+    ]);
+    const message = out.agentResponse.choices[0].message;
+    expect(message.content).toBe(
+      `On it.\n\nPull requests may only be opened in acme/app.\n\n${out.decisions[1].message}`,
+    );
+    expect(message.tool_calls.map((c: { id: string }) => c.id)).toEqual(['call_3']);
+    const approved = run('--approved', approval);
+    expect(approved.decisions[1]).toMatchObject({ outcome: 'approved', policy_state: 'allowed' });
+    expect(approved.approvalRequests).toEqual([]);
+    const bad = toolgate(
+      'eval',
+      '-p',
+      callTime,
+      '-r',
+      request,
+      '--response',
+      answer,
+      '--approved',
+      'nope',
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('--approved: not an action id');
+  });
+
   it('treats --user as an unproven header claim unless --proven says a token proved it', () => {
     const scoped = tempFile(
       'contractors.yaml',

@@ -5,11 +5,13 @@ import {
   buildReceiptBody,
   chainReceipt,
   compileBundle,
+  createMemoryCallGate,
   detectSurface,
   enforceResponse,
   hashCanonical,
   type IdentityClaims,
   type IdentityPolicy,
+  type KnownApproval,
   mediateRequest,
   provenIdentity,
   type ResponseEvidence,
@@ -31,6 +33,8 @@ export interface EvalOptions {
   proven?: boolean;
   now: string;
   gateway: string;
+  approved?: string[];
+  denied?: string[];
 }
 
 export function registerEval(program: Command, ctx: CliContext): void {
@@ -46,7 +50,11 @@ export function registerEval(program: Command, ctx: CliContext): void {
         'allowed: they merge by priority, then name) or a bare `tool_mediation:` block.',
         'The request file holds an OpenAI Chat Completions or Anthropic Messages request body.',
         'With --response, the provider response (JSON body, or an SSE stream as text) is run',
-        'through response-side enforcement too, and "agentResponse" is printed as well.',
+        'through response-side enforcement too: "agentResponse" is printed as well, and',
+        '"decisions" lists what call-time rules (deny, require_approval, rate_limit) decided',
+        'per tool call, with "approvalRequests" for calls a gateway would ask approval for.',
+        'Approvals are none unless --approved / --denied name action ids; rate limits start',
+        'with full buckets.',
         '',
         'Output is deterministic: the same inputs always print the same bytes.',
         'Exit codes: 0 ok, 1 invalid policy, request or response (the message names the field),',
@@ -67,6 +75,8 @@ export function registerEval(program: Command, ctx: CliContext): void {
       '--proven',
       'bind --user or --service as a Toolgate token proves its owner (binding verified); without it they are unproven header claims',
     )
+    .option('--approved <action_id...>', 'treat these actions as approved (act_…)')
+    .option('--denied <action_id...>', 'treat these actions as denied (act_…)')
     .option('--now <iso>', 'timestamp for the receipt', '1970-01-01T00:00:00.000Z')
     .option('--gateway <name>', 'gateway name for the receipt', 'local')
     .addHelpText(
@@ -77,6 +87,8 @@ export function registerEval(program: Command, ctx: CliContext): void {
         '  toolgate eval --policy examples/policies/github-guardrails.yaml \\',
         '                --request examples/requests/openai-chat.json',
         '  toolgate eval -p policy.yaml -r request.json --surface anthropic --user alice',
+        '  toolgate eval -p policy.yaml -r request.json --response answer.json \\',
+        '                --user alice --proven --approved act_0123456789abcdef0123456789abcdef',
       ].join('\n'),
     )
     .action(async (options: EvalOptions) => {
@@ -102,7 +114,8 @@ export async function runEval(options: EvalOptions): Promise<Record<string, unkn
     ? provenCaller(options, claims, bundle)
     : bindIdentity(claims, [], bundle);
   const identity = bound.receipt;
-  const result = mediateRequest(bundle, { surface, body: request, identity: bound.rules });
+  const gate = createMemoryCallGate({ approvals: approvalsOf(options), now: () => 0 });
+  const result = mediateRequest(bundle, { surface, body: request, identity: bound.rules, gate });
 
   let agentResponse: unknown;
   let evidence: ResponseEvidence | undefined;
@@ -126,8 +139,37 @@ export async function runEval(options: EvalOptions): Promise<Record<string, unkn
   return {
     providerRequest: result.body,
     ...(options.response ? { agentResponse } : {}),
+    ...(evidence ? { decisions: decisionsOf(evidence), approvalRequests: gate.requested } : {}),
     receipt: chainReceipt(body, null),
   };
+}
+
+/** Per tool call: what the policy decided, in one line each (the receipt has the details). */
+function decisionsOf(evidence: ResponseEvidence) {
+  return evidence.tool_calls.map((call) => ({
+    id: call.id,
+    name: call.name,
+    action_id: call.action_id,
+    policy_state: call.policy_state,
+    ...(call.reason ? { reason: call.reason } : {}),
+    ...(call.decision ?? {}),
+  }));
+}
+
+function approvalsOf(options: EvalOptions): Map<string, KnownApproval> {
+  const approvals = new Map<string, KnownApproval>();
+  for (const [flag, ids, state] of [
+    ['--approved', options.approved, 'approved'],
+    ['--denied', options.denied, 'denied'],
+  ] as const) {
+    for (const id of ids ?? []) {
+      if (!/^act_[0-9a-f]{32}$/.test(id)) {
+        throw new BadRequestError(`${flag}: not an action id (act_ + 32 hex digits): ${id}`);
+      }
+      approvals.set(id, { state });
+    }
+  }
+  return approvals;
 }
 
 /** The identity a token would prove: one owner, a human (`--user`) or a service (`--service`). */
