@@ -44,7 +44,6 @@ spec:
 `;
 }
 
-
 function underlined(text: string, expression: string): { token: string; line: string } {
   const { from, to } = rangeOfCause(text, { field: FIELD, message: compileError(expression) });
   const lineStart = text.lastIndexOf('\n', from - 1) + 1;
@@ -94,7 +93,13 @@ describe('rangeOfCause for a when: error', () => {
     expect(text.slice(from, to)).toBe('tool.name == "a"');
   });
 
-  const STYLES = ['PLAIN', 'QUOTE_SINGLE', 'QUOTE_DOUBLE', 'BLOCK_LITERAL', 'BLOCK_FOLDED'] as const;
+  const STYLES = [
+    'PLAIN',
+    'QUOTE_SINGLE',
+    'QUOTE_DOUBLE',
+    'BLOCK_LITERAL',
+    'BLOCK_FOLDED',
+  ] as const;
 
   it('underlines the undeclared name in any YAML spelling of any expression', () => {
     // A string literal of arbitrary text (quotes, escapes, unicode, line breaks) before the

@@ -72,8 +72,7 @@ export function PoliciesPage() {
                       </td>
                       <td>{policy.spec.priority}</td>
                       <td>
-                        {policy.spec.rules.length}{' '}
-                        <RuleActionSummary rules={policy.spec.rules} />
+                        {policy.spec.rules.length} <RuleActionSummary rules={policy.spec.rules} />
                       </td>
                       <td>{policy.metadata.generation}</td>
                       <td>
