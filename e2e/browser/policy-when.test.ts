@@ -183,6 +183,10 @@ describe('when: errors in the policy editor', () => {
     expect(await page.getByLabel('Approval valid for').inputValue()).toBe('1h');
     expect(await page.getByLabel('Calls allowed').inputValue()).toBe('10');
     expect(await page.getByLabel('Counted per').inputValue()).toBe('identity');
+    // A condition over several lines keeps its line breaks in the form.
+    expect(await page.getByLabel('Condition (when)').nth(2).inputValue()).toBe(
+      "identity.human != '' &&\nhistory.tools.exists(t, t == 'web_fetch') || size(history.calls) > 3\n",
+    );
     expect(await page.getByLabel('Message to the agent').first().inputValue()).toBe(
       'Pull requests may only be opened in acme/app.',
     );

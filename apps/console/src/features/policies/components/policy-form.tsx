@@ -219,10 +219,12 @@ export function PolicyForm(props: {
                   error={errorAt(`${at}.when`)}
                 >
                   {(control) => (
-                    <input
+                    // A textarea: a condition may span lines, and an input would drop the breaks.
+                    <textarea
                       {...control}
                       className="mono"
                       spellCheck={false}
+                      rows={Math.min(6, rule.when.split('\n').length)}
                       value={rule.when}
                       disabled={disabled}
                       onChange={(e) => updateRule(index, { when: e.target.value })}
