@@ -161,7 +161,7 @@ describe('when: errors in the policy editor', () => {
     // Fixed and saved.
     const fixed = argsInHide.replace(
       'when: "size(args.content) > 1000"',
-      "when: \"identity.human.startsWith('contractor-')\"",
+      'when: "identity.human.startsWith(\'contractor-\')"',
     );
     await setEditorText(page, fixed);
     await page.getByText('valid (dry run)').waitFor();
