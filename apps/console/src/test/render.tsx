@@ -10,6 +10,8 @@ import { SessionProvider } from '../shared/auth/session.tsx';
 const TEST_TOKEN = ['tg', 'component-test'].join('_');
 
 type Answer = { status?: number; body: unknown };
+/** A fixed answer, or one computed from the request (its query and parsed JSON body). */
+type Responder = Answer | ((request: { url: URL; body: unknown }) => Answer);
 
 /**
  * Renders a page the way the app does (query client, session, router) against a stubbed API:
@@ -18,10 +20,10 @@ type Answer = { status?: number; body: unknown };
  */
 export function renderWithApi(
   ui: ReactNode,
-  options: { roles?: Role[]; route?: string; responses?: Record<string, Answer> } = {},
+  options: { roles?: Role[]; route?: string; responses?: Record<string, Responder> } = {},
 ) {
   const roles = options.roles ?? ['operator'];
-  const responses: Record<string, Answer> = {
+  const responses: Record<string, Responder> = {
     'GET /apis/toolgate.dev/v1/whoami': { body: { identity: 'tester', type: 'human', roles } },
     ...options.responses,
   };
@@ -32,7 +34,14 @@ export function renderWithApi(
       const url = new URL(String(input));
       const key = `${init?.method ?? 'GET'} ${url.pathname}`;
       calls.push(`${key}${url.search}`);
-      const answer = responses[key];
+      const responder = responses[key];
+      const answer =
+        typeof responder === 'function'
+          ? responder({
+              url,
+              body: typeof init?.body === 'string' ? (JSON.parse(init.body) as unknown) : undefined,
+            })
+          : responder;
       if (!answer) {
         return new Response(
           JSON.stringify({

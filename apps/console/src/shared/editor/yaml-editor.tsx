@@ -11,6 +11,7 @@ import {
   lineNumbers,
 } from '@codemirror/view';
 import { useEffect, useRef } from 'react';
+import { inlineMessages, setInlineMessages } from './inline-messages.ts';
 
 export interface EditorDiagnostic {
   from: number;
@@ -25,7 +26,7 @@ export function yamlExtensions() {
 
 /**
  * A CodeMirror 6 YAML editor. Server-side validation errors arrive as `diagnostics` and are
- * shown in place (underline + gutter marker). Tab indents; Escape then Tab leaves the editor,
+ * shown in place (underline + gutter marker, and the message under the line). Tab indents; Escape then Tab leaves the editor,
  * so it is no keyboard trap.
  */
 export function YamlEditor(props: {
@@ -52,6 +53,7 @@ export function YamlEditor(props: {
           history(),
           bracketMatching(),
           lintGutter(),
+          inlineMessages,
           keymap.of([indentWithTab, ...defaultKeymap, ...historyKeymap]),
           ...yamlExtensions(),
           EditorState.readOnly.of(props.readOnly ?? false),
@@ -94,7 +96,9 @@ export function YamlEditor(props: {
       severity: 'error',
       message: d.message,
     }));
-    editor.dispatch(setDiagnostics(editor.state, diagnostics));
+    editor.dispatch(setDiagnostics(editor.state, diagnostics), {
+      effects: setInlineMessages.of(diagnostics.map((d) => ({ at: d.from, message: d.message }))),
+    });
   }, [props.diagnostics]);
 
   return <div className="code-editor" ref={host} />;

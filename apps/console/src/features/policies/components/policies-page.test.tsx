@@ -38,6 +38,48 @@ describe('PoliciesPage', () => {
     expect(await screen.findByRole('link', { name: 'New policy' })).toBeTruthy();
   });
 
+  it('summarises the rules by action, call-time actions included', async () => {
+    const rules = [
+      { id: 'h', action: 'hide', match: { name: 'delete_branch' } },
+      { id: 'd', action: 'deny', match: { name: 'create_pull_request' }, when: 'args.x' },
+      { id: 'd2', action: 'deny', match: { name: 'merge' }, message: 'No merges.' },
+      {
+        id: 'a',
+        action: 'require_approval',
+        match: { name: 'send_email' },
+        approval: { ttl: '1h' },
+      },
+      {
+        id: 'r',
+        action: 'rate_limit',
+        match: { name: 'web_search' },
+        limit: { calls: 10, per: '1m', by: 'identity' },
+      },
+    ];
+    const item = policies.items[0] as (typeof policies.items)[0];
+    renderWithApi(<PoliciesPage />, {
+      roles: ['auditor'],
+      responses: {
+        [`GET ${LIST}`]: {
+          body: { ...policies, items: [{ ...item, spec: { ...item.spec, rules } }] },
+        },
+      },
+    });
+    await screen.findByRole('link', { name: 'guardrails' });
+    const cell = screen.getByRole('cell', { name: /^5 / });
+    expect(
+      [...cell.querySelectorAll('.pill')].map((pill) => [pill.textContent, pill.className]),
+    ).toEqual([
+      ['hide', 'pill pill-info'],
+      ['deny ×2 (when)', 'pill pill-warn'],
+      ['require_approval', 'pill pill-warn'],
+      ['rate_limit', 'pill pill-warn'],
+    ]);
+    expect(cell.querySelector('.pill-warn')?.getAttribute('title')).toBe(
+      '2 deny rules, 1 with a when: condition (call-time: judged per tool call)',
+    );
+  });
+
   it('shows an auditor no write control', async () => {
     const { calls } = renderWithApi(<PoliciesPage />, {
       roles: ['auditor'],

@@ -5,6 +5,7 @@ import { HashBadge, Labels, Pill, Time } from '../../../shared/ui/badges.tsx';
 import { PageHeader } from '../../../shared/ui/page.tsx';
 import { Empty, QueryView } from '../../../shared/ui/states.tsx';
 import { usePolicies } from '../api/list-policies.ts';
+import { RuleActionSummary } from './rule-action-summary.tsx';
 
 /** When the current generation was accepted: the last spec change. */
 function lastChange(policy: MediationPolicy): string | undefined {
@@ -70,7 +71,9 @@ export function PoliciesPage() {
                         </Pill>
                       </td>
                       <td>{policy.spec.priority}</td>
-                      <td>{policy.spec.rules.length}</td>
+                      <td>
+                        {policy.spec.rules.length} <RuleActionSummary rules={policy.spec.rules} />
+                      </td>
                       <td>{policy.metadata.generation}</td>
                       <td>
                         <HashBadge hash={policy.status?.revisionHash} label="revision" />

@@ -3,7 +3,7 @@ import { useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { errorMessage, fieldErrors } from '../../../shared/api/api-client.tsx';
 import { YamlEditor } from '../../../shared/editor/yaml-editor.tsx';
-import { rangeOfField } from '../../../shared/editor/yaml-positions.ts';
+import { rangeOfCause } from '../../../shared/editor/yaml-positions.ts';
 import { useDebounced } from '../../../shared/lib/use-debounced.ts';
 import { Pill } from '../../../shared/ui/badges.tsx';
 import { useApplyPolicy } from '../api/apply-policy.ts';
@@ -38,13 +38,16 @@ export function PolicyEditor(props: { existing?: MediationPolicy; canWrite: bool
   const checking = canWrite && (debounced !== text || validation.isFetching);
   const result = validation.data;
   const causes = result && !result.valid ? result.causes : [];
-  const applyCauses = fieldErrors(apply.error);
-  const errors = apply.error && applyCauses.length > 0 ? applyCauses : causes;
+  // A refused save's errors belong to the text that was saved: once edited, the dry run speaks.
+  const [savedText, setSavedText] = useState<string>();
+  const applyError = savedText === text ? apply.error : null;
+  const applyCauses = fieldErrors(applyError);
+  const errors = applyError && applyCauses.length > 0 ? applyCauses : causes;
   const diagnostics = useMemo(
     () =>
       debounced === text
         ? errors.map((e) => ({
-            ...rangeOfField(text, e.field),
+            ...rangeOfCause(text, e),
             message: `${e.field}: ${e.message}`,
           }))
         : [],
@@ -53,6 +56,7 @@ export function PolicyEditor(props: { existing?: MediationPolicy; canWrite: bool
 
   const onApply = () => {
     if (!liveDraft.ok) return;
+    setSavedText(text);
     const object = liveDraft.object;
     const metadata = {
       ...(object.metadata as Record<string, unknown>),
@@ -156,9 +160,9 @@ export function PolicyEditor(props: { existing?: MediationPolicy; canWrite: bool
             {apply.isSuccess && !dirty ? (
               <span role="status">Applied: generation {apply.data.metadata.generation}</span>
             ) : null}
-            {apply.error && applyCauses.length === 0 ? (
+            {applyError && applyCauses.length === 0 ? (
               <span className="field-error" role="alert">
-                {errorMessage(apply.error)}
+                {errorMessage(applyError)}
               </span>
             ) : null}
           </div>

@@ -3,12 +3,14 @@ import { Field } from '../../../shared/ui/field.tsx';
 import {
   applyFormFields,
   type FormFields,
+  fieldsForAction,
+  isCallTime,
+  RULE_ACTIONS,
   type RuleFields,
   selectorError,
   toFormFields,
 } from '../draft/form-model.ts';
-
-const ACTIONS = ['hide', 'augment', 'replace', 'rename'] as const;
+import { CallTimeFields } from './call-time-fields.tsx';
 
 /**
  * The form view of a policy: the common fields as controls, each with the server's error for
@@ -150,9 +152,9 @@ export function PolicyForm(props: {
                       {...control}
                       value={rule.action}
                       disabled={disabled}
-                      onChange={(e) => updateRule(index, { action: e.target.value })}
+                      onChange={(e) => updateRule(index, fieldsForAction(rule, e.target.value))}
                     >
-                      {ACTIONS.map((action) => (
+                      {RULE_ACTIONS.map((action) => (
                         <option key={action}>{action}</option>
                       ))}
                     </select>
@@ -207,6 +209,35 @@ export function PolicyForm(props: {
                     ) : null}
                   </p>
                 ) : null}
+                <Field
+                  label="Condition (when)"
+                  hint={
+                    isCallTime(rule.action)
+                      ? 'CEL, e.g. args.repo != "acme/app"; empty applies always'
+                      : 'CEL, e.g. identity.human.startsWith("contractor-"); empty applies always'
+                  }
+                  error={errorAt(`${at}.when`)}
+                >
+                  {(control) => (
+                    // A textarea: a condition may span lines, and an input would drop the breaks.
+                    <textarea
+                      {...control}
+                      className="mono"
+                      spellCheck={false}
+                      rows={Math.min(6, rule.when.split('\n').length)}
+                      value={rule.when}
+                      disabled={disabled}
+                      onChange={(e) => updateRule(index, { when: e.target.value })}
+                    />
+                  )}
+                </Field>
+                <CallTimeFields
+                  rule={rule}
+                  at={at}
+                  errorAt={errorAt}
+                  disabled={disabled}
+                  onChange={(patch) => updateRule(index, patch)}
+                />
                 <Field label="Description" error={errorAt(`${at}.description`)}>
                   {(control) => (
                     <input
@@ -257,6 +288,12 @@ export function PolicyForm(props: {
                     enabled: true,
                     alias: '',
                     descriptionAppend: '',
+                    when: '',
+                    message: '',
+                    approvalTtl: '',
+                    limitCalls: '',
+                    limitPer: '',
+                    limitBy: '',
                   },
                 ],
               })

@@ -8,6 +8,7 @@ import { usePolicy } from '../api/get-policy.ts';
 import { PolicyDiff } from './policy-diff.tsx';
 import { PolicyEditor } from './policy-editor.tsx';
 import { PolicyHistory } from './policy-history.tsx';
+import { RuleActionSummary } from './rule-action-summary.tsx';
 
 const TABS = [
   { id: 'edit', label: 'Editor' },
@@ -36,6 +37,7 @@ export function PolicyPage() {
               <>
                 <Link to="/policies">← All policies</Link> · generation {p.metadata.generation} ·{' '}
                 <Pill tone="info">{p.spec.mode}</Pill> · <Labels labels={p.metadata.labels} /> ·{' '}
+                <RuleActionSummary rules={p.spec.rules} /> ·{' '}
                 <HashBadge hash={p.status?.revisionHash} label="revision" />
               </>
             }

@@ -1,5 +1,13 @@
+import { MediationPolicySpec } from '@toolgate/core';
 import { describe, expect, it } from 'vitest';
-import { applyFormFields, parseLabels, selectorError, toFormFields } from './form-model.ts';
+import {
+  applyFormFields,
+  fieldsForAction,
+  parseLabels,
+  RULE_ACTIONS,
+  selectorError,
+  toFormFields,
+} from './form-model.ts';
 import { parseDraft } from './policy-draft.ts';
 
 const POLICY = {
@@ -50,6 +58,102 @@ describe('form model', () => {
     expect(parseLabels('a=b, c=')).toEqual({ a: 'b', c: '' });
     expect(selectorError('a in')).toMatch(/invalid label selector/);
     expect(selectorError('a=b')).toBeUndefined();
+  });
+});
+
+const CALL_TIME = {
+  apiVersion: 'toolgate.dev/v1',
+  kind: 'MediationPolicy',
+  metadata: { name: 'calls' },
+  spec: {
+    selector: {},
+    priority: 0,
+    mode: 'patch',
+    unknownIdentities: 'unverified',
+    rules: [
+      {
+        id: 'pr-only-in-app-repo',
+        action: 'deny',
+        match: { name: 'create_pull_request' },
+        when: "args.repo != 'acme/app'",
+        message: 'Pull requests may only be opened in acme/app.',
+      },
+      {
+        id: 'external-mail-needs-approval',
+        action: 'require_approval',
+        match: { name: 'send_email' },
+        when: "!args.to.endsWith('@acme.com')",
+        approval: { ttl: '30m' },
+      },
+      {
+        id: 'search-budget',
+        action: 'rate_limit',
+        match: { name: 'web_search' },
+        limit: { calls: 10, per: '1m', by: 'session' },
+      },
+    ],
+  },
+};
+
+describe('form model of call-time rules', () => {
+  it('offers every action the schema accepts', () => {
+    expect(RULE_ACTIONS).toEqual([
+      'hide',
+      'augment',
+      'replace',
+      'rename',
+      'deny',
+      'require_approval',
+      'rate_limit',
+    ]);
+  });
+
+  it('round-trips when, message, approval and limit', () => {
+    const fields = toFormFields(CALL_TIME);
+    expect(fields.rules.map((r) => [r.when, r.message, r.approvalTtl, r.limitCalls])).toEqual([
+      ["args.repo != 'acme/app'", 'Pull requests may only be opened in acme/app.', '', ''],
+      ["!args.to.endsWith('@acme.com')", '', '30m', ''],
+      ['', '', '', '10'],
+    ]);
+    expect(applyFormFields(CALL_TIME, fields)).toEqual(CALL_TIME);
+  });
+
+  it('drops the call-time fields when a rule becomes a request-side one, keeping when', () => {
+    const fields = toFormFields(CALL_TIME);
+    const rules = fields.rules.map((rule) => fieldsForAction(rule, 'hide'));
+    const next = applyFormFields(CALL_TIME, { ...fields, rules }) as {
+      spec: { rules: Array<Record<string, unknown>> };
+    };
+    expect(next.spec.rules.map((r) => Object.keys(r).sort())).toEqual([
+      ['action', 'id', 'match', 'when'],
+      ['action', 'id', 'match', 'when'],
+      ['action', 'id', 'match'],
+    ]);
+  });
+
+  it('starts a rule switched to rate_limit with a limit the schema accepts', () => {
+    const fields = toFormFields(POLICY);
+    const rules = [fieldsForAction(fields.rules[0] as (typeof fields.rules)[0], 'rate_limit')];
+    const next = applyFormFields(POLICY, { ...fields, rules }) as { spec: unknown };
+    const parsed = MediationPolicySpec.safeParse(next.spec);
+    expect(parsed.success).toBe(true);
+    expect((next.spec as { rules: Array<{ limit: unknown }> }).rules[0]?.limit).toEqual({
+      calls: 10,
+      per: '1m',
+      by: 'identity',
+    });
+  });
+
+  it('sends calls that are not a number as typed, so the API names limit.calls', () => {
+    const fields = toFormFields(CALL_TIME);
+    const rules = fields.rules.map((r) =>
+      r.action === 'rate_limit' ? { ...r, limitCalls: 'ten' } : r,
+    );
+    const next = applyFormFields(CALL_TIME, { ...fields, rules }) as { spec: unknown };
+    const parsed = MediationPolicySpec.safeParse(next.spec);
+    expect(parsed.success ? [] : parsed.error.issues.map((i) => i.path.join('.'))).toEqual([
+      'rules.2.limit.calls',
+    ]);
   });
 });
 

@@ -1,4 +1,10 @@
-import { formatLabelSelector, type LabelSelector, parseLabelSelector } from '@toolgate/core';
+import {
+  CALL_TIME_ACTIONS,
+  formatLabelSelector,
+  type LabelSelector,
+  parseLabelSelector,
+  type RuleAction,
+} from '@toolgate/core';
 
 /** The fields the form view edits; everything else in the YAML is kept as it is. */
 export interface RuleFields {
@@ -9,6 +15,16 @@ export interface RuleFields {
   enabled: boolean;
   alias: string;
   descriptionAppend: string;
+  /** The CEL condition (`when:`); empty for none. */
+  when: string;
+  /** What the agent is told when a call-time rule withholds a call; empty for the default. */
+  message: string;
+  /** `approval.ttl` of a require_approval rule; empty for the default (1h). */
+  approvalTtl: string;
+  /** `limit` of a rate_limit rule, as typed (the API validates it). */
+  limitCalls: string;
+  limitPer: string;
+  limitBy: string;
 }
 
 export interface FormFields {
@@ -64,6 +80,7 @@ export function toFormFields(object: Obj): FormFields {
     unknownIdentities: str(spec.unknownIdentities) || 'unverified',
     rules: rules.map((value) => {
       const rule = obj(value);
+      const limit = obj(rule.limit);
       return {
         id: str(rule.id),
         action: str(rule.action) || 'hide',
@@ -72,6 +89,12 @@ export function toFormFields(object: Obj): FormFields {
         enabled: rule.enabled !== false,
         alias: str(rule.alias),
         descriptionAppend: str(rule.description_append),
+        when: str(rule.when),
+        message: str(rule.message),
+        approvalTtl: str(obj(rule.approval).ttl),
+        limitCalls: limit.calls === undefined ? '' : String(limit.calls),
+        limitPer: str(limit.per),
+        limitBy: str(limit.by),
       };
     }),
   };
@@ -117,6 +140,7 @@ export function applyFormFields(object: Obj, fields: FormFields): Obj {
       next.description_append = rule.descriptionAppend;
     if (rule.action === 'replace' && next.tool === undefined)
       next.tool = { name: rule.name || 'tool', description: '', parameters: { type: 'object' } };
+    writeCallTimeFields(next, rule);
     return next;
   });
   return {
@@ -133,6 +157,47 @@ export function applyFormFields(object: Obj, fields: FormFields): Obj {
       unknownIdentities: fields.unknownIdentities,
       rules,
     },
+  };
+}
+
+/** `when`, and the fields only call-time actions (deny, require_approval, rate_limit) have. */
+function writeCallTimeFields(next: Obj, rule: RuleFields): void {
+  if (rule.when) next.when = rule.when;
+  else delete next.when;
+  if (isCallTime(rule.action) && rule.message) next.message = rule.message;
+  else delete next.message;
+  if (rule.action === 'require_approval' && rule.approvalTtl)
+    next.approval = { ...obj(next.approval), ttl: rule.approvalTtl };
+  else delete next.approval;
+  if (rule.action === 'rate_limit') {
+    const calls = rule.limitCalls.trim();
+    next.limit = {
+      ...obj(next.limit),
+      // A number when it is one; otherwise the text, so the API names `limit.calls`.
+      calls: /^\d+$/.test(calls) ? Number(calls) : calls,
+      per: rule.limitPer,
+      by: rule.limitBy || 'identity',
+    };
+  } else delete next.limit;
+}
+
+/** Every rule action, in the schema's order: the form offers exactly what the API accepts. */
+export const RULE_ACTIONS = Object.keys(CALL_TIME_ACTIONS) as RuleAction[];
+
+/** Whether the action is judged per tool call (deny, require_approval, rate_limit). */
+export function isCallTime(action: string): boolean {
+  return Object.hasOwn(CALL_TIME_ACTIONS, action) && CALL_TIME_ACTIONS[action as RuleAction];
+}
+
+/** Defaults for a rule switched to `action`, so a new rate limit starts out valid. */
+export function fieldsForAction(rule: RuleFields, action: string): RuleFields {
+  if (action !== 'rate_limit') return { ...rule, action };
+  return {
+    ...rule,
+    action,
+    limitCalls: rule.limitCalls || '10',
+    limitPer: rule.limitPer || '1m',
+    limitBy: rule.limitBy || 'identity',
   };
 }
 
