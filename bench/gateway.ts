@@ -7,6 +7,14 @@ import { mediateRequest } from '@toolgate/core';
 import { findFreePort, postgresScratchDir } from '@toolgate/db';
 import { Client } from 'undici';
 import { fiftyToolRequest, tenRuleBundle } from './core-mediation.ts';
+import {
+  type CallTimeTargets,
+  callTimeReport,
+  measureApprovalPropagation,
+  measureCallTimeLatency,
+  type PropagationResult,
+  startCallTimeGateways,
+} from './gateway/call-time.ts';
 import { fdatasyncFloor } from './gateway/fsync-floor.ts';
 import {
   closedLoop,
@@ -177,6 +185,8 @@ export async function runGatewayBench(): Promise<BenchResult> {
       });
     }
     const latencyTargets = [...targets, ...latencyOnly];
+    let callTime: CallTimeTargets | undefined;
+    if (toolgate) callTime = await startCallTimeGateways(toolgate, auth, progress);
 
     const request = fiftyToolRequest();
     const body = JSON.stringify(request);
@@ -238,6 +248,18 @@ export async function runGatewayBench(): Promise<BenchResult> {
       TTFT_ITERATIONS,
       progress,
     );
+    let callTimeLatency: Map<string, LatencyResult> | undefined;
+    let propagation: PropagationResult | undefined;
+    if (toolgate && callTime) {
+      callTimeLatency = await measureCallTimeLatency(
+        targets[0] as Measured,
+        callTime,
+        LATENCY_ROUNDS,
+        LATENCY_ITERATIONS,
+        progress,
+      );
+      propagation = await measureApprovalPropagation(toolgate, callTime.withWhen, progress);
+    }
     const throughput = await measureThroughput(
       targets,
       body,
@@ -257,6 +279,7 @@ export async function runGatewayBench(): Promise<BenchResult> {
       portkeyVersion,
       bodyBytes: Buffer.byteLength(body),
       mediatedTools,
+      ...(callTimeLatency ? { callTime: { latency: callTimeLatency, propagation } } : {}),
     });
   } finally {
     progress('stopping every child process');
@@ -350,6 +373,7 @@ interface Report {
   portkeyVersion: string;
   bodyBytes: number;
   mediatedTools: number;
+  callTime?: { latency: Map<string, LatencyResult>; propagation: PropagationResult | undefined };
 }
 
 function report(r: Report): BenchResult {
@@ -401,6 +425,18 @@ function report(r: Report): BenchResult {
     );
   }
   for (const note of r.streamNotes) lines.push(`  ${note}`);
+  if (r.callTime) {
+    lines.push(
+      '',
+      'call-time rules: 10 tools, the mock answers 3 calls the rules match; same rounds as above',
+    );
+    for (const [name, l] of r.callTime.latency) {
+      if (name === 'direct') continue;
+      lines.push(
+        `  ${name.padEnd(18)} p50 ${ms(l.p50)}, added p50 ${ms(l.addedP50)}, added p99 ${ms(l.addedP99)}`,
+      );
+    }
+  }
 
   lines.push('', 'targets:');
   let passed = true;
@@ -454,6 +490,12 @@ function report(r: Report): BenchResult {
       lines.push(
         `${label(`streaming adds ≤ ${TARGET_TTFT_MS} ms to TTFT`)}FAIL: Toolgate did not stream (see above)`,
       );
+    }
+    if (r.callTime) {
+      lines.push(...callTimeReport(r.callTime.latency, r.callTime.propagation, label, ms, verdict));
+    } else {
+      passed = false;
+      lines.push(`${label('call-time rules')}FAIL: not measured`);
     }
   }
   return {

@@ -31,7 +31,7 @@ const CONDITIONS = [
   "args.labels.exists(l, l == 'bug')",
   "!args.title.contains('DROP TABLE')",
   "args.repo.matches('^acme/[a-z-]+$')",
-  "history.tools.size() >= 0 && args.count >= 0",
+  'history.tools.size() >= 0 && args.count >= 0',
   "identity.binding != 'rejected' && args.repo != ''",
   "request.model.startsWith('gpt') && args.count != 13",
   "'bug' in args.labels",
@@ -176,11 +176,14 @@ export async function measureApprovalPropagation(
       const body = JSON.stringify({
         model: 'gpt-4o-mini',
         messages: [{ role: 'user', content: `mock: ${JSON.stringify(script)}` }],
-        tools: [{ type: 'function', function: { name: 'ct_wire', parameters: { type: 'object' } } }],
+        tools: [
+          { type: 'function', function: { name: 'ct_wire', parameters: { type: 'object' } } },
+        ],
       });
       const first = await turn(client, target, body);
       const name = /act_[0-9a-f]{32}/.exec(first.content ?? '')?.[0];
-      if (!name || first.called) throw new Error(`call was not withheld for approval: ${first.raw.slice(0, 300)}`);
+      if (!name || first.called)
+        throw new Error(`call was not withheld for approval: ${first.raw.slice(0, 300)}`);
       await waitFor(async () => {
         const found = await operator
           .call('toolCallApprovals.get', { params: { name } })
@@ -209,9 +212,13 @@ async function turn(client: Client, target: Measured, body: string) {
     body,
   });
   const raw = await answer.body.text();
-  if (answer.statusCode !== 200) throw new Error(`${target.name}: HTTP ${answer.statusCode} ${raw.slice(0, 300)}`);
-  const message = (JSON.parse(raw) as { choices: Array<{ message: { content: string | null; tool_calls?: unknown[] } }> })
-    .choices[0]?.message;
+  if (answer.statusCode !== 200)
+    throw new Error(`${target.name}: HTTP ${answer.statusCode} ${raw.slice(0, 300)}`);
+  const message = (
+    JSON.parse(raw) as {
+      choices: Array<{ message: { content: string | null; tool_calls?: unknown[] } }>;
+    }
+  ).choices[0]?.message;
   return { raw, content: message?.content ?? null, called: (message?.tool_calls?.length ?? 0) > 0 };
 }
 
@@ -242,7 +249,9 @@ export function callTimeReport(
       `${label(`approval propagation p99 < ${TARGET_APPROVAL_P99_MS} ms`)}p50 ${ms(propagation.p50)}, p99 ${ms(propagation.p99)} over ${propagation.samples} approvals ${verdict(propagation.p99 < TARGET_APPROVAL_P99_MS)}`,
     );
   } else {
-    lines.push(`${label(`approval propagation p99 < ${TARGET_APPROVAL_P99_MS} ms`)}${verdict(false)}: not measured`);
+    lines.push(
+      `${label(`approval propagation p99 < ${TARGET_APPROVAL_P99_MS} ms`)}${verdict(false)}: not measured`,
+    );
   }
   return lines;
 }

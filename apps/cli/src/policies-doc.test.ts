@@ -21,7 +21,8 @@ import { REPOSITORY_ROOT } from './testing/run-cli.ts';
  *   # provider sees: b            tool names in the provider request (`nothing`: no tools)
  *   # surface / model / identity  the request's surface, model, identity (`human=alice`)
  *   # applied: policy/rule, …     applied_rules of the receipt, in order (observed: observed_rules)
- *   # blocks: name {args}         a provider call the response side blocks (allows: lets through)
+ *   # blocks: name {args}         a provider call the response side blocks (allows: lets through;
+ *                                 defers: withholds until approved)
  */
 
 const DOC = 'docs/policies.md';
@@ -130,6 +131,9 @@ describe(DOC, () => {
       'action: augment',
       'action: replace',
       'action: rename',
+      'action: deny',
+      'action: require_approval',
+      'action: rate_limit',
       'mode: observe',
       'matchExpressions',
       'priority: 100',
@@ -200,6 +204,7 @@ describe(DOC, () => {
         for (const [claim, state] of [
           ['blocks', 'blocked'],
           ['allows', 'allowed'],
+          ['defers', 'deferred'],
         ] as const) {
           for (const call of example.claims.get(claim) ?? []) {
             const space = call.indexOf(' ');

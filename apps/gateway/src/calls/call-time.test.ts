@@ -187,6 +187,12 @@ async function anthropicTurn(name: string, input: object, stream = false) {
   return anthropic.messages.stream(request).finalMessage();
 }
 
+/** The function name of the message's first tool call. */
+function calledName(message: OpenAI.Chat.Completions.ChatCompletionMessage | undefined) {
+  const call = message?.tool_calls?.[0];
+  return call?.type === 'function' ? call.function.name : undefined;
+}
+
 const approvalId = (text: string | null | undefined) => /act_[0-9a-f]{32}/.exec(text ?? '')?.[0];
 
 async function approval(name: string) {
@@ -201,7 +207,7 @@ describe('deny', () => {
       expect(denied.message?.content).toBe('Pull requests may only be opened in acme/app.');
       expect(denied.finish).toBe('stop');
       const allowed = await openAITurn('create_pull_request', { repo: 'acme/app' }, stream);
-      expect(allowed.message?.tool_calls?.[0]?.function.name).toBe('create_pull_request');
+      expect(calledName(allowed.message)).toBe('create_pull_request');
       expect(allowed.finish).toBe('tool_calls');
     }
   });
@@ -240,7 +246,7 @@ describe('require_approval', () => {
     });
     await until(async () => {
       const retry = await openAITurn('send_email', args);
-      return retry.message?.tool_calls?.[0]?.function.name === 'send_email';
+      return calledName(retry.message) === 'send_email';
     });
     const other = await openAITurn('send_email', { ...args, to: 'mallory@example.org' });
     expect(other.message?.tool_calls ?? []).toEqual([]);
