@@ -67,7 +67,7 @@ async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms 
 }
 
 const stateOf = (approval: ToolCallApproval) =>
-  approval.status.conditions.map((c) => `${c.type}=${c.status}:${c.reason}`);
+  approval.status?.conditions.map((c) => `${c.type}=${c.status}:${c.reason}`);
 
 describe('POST …/toolcallapprovals/{name}/request', () => {
   it('creates a pending approval, 201, open for the TTL', async () => {
@@ -76,11 +76,11 @@ describe('POST …/toolcallapprovals/{name}/request', () => {
     const created = await requested(body);
     expect(created.metadata.name).toBe(body.spec.actionId);
     expect(created.spec).toEqual(body.spec);
-    expect(created.status.conditions).toEqual([]);
-    expect(created.status.requests).toBe(1);
-    const requestedAt = Date.parse(created.status.requestedAt as string);
+    expect(created.status?.conditions).toEqual([]);
+    expect(created.status?.requests).toBe(1);
+    const requestedAt = Date.parse(created.status?.requestedAt as string);
     expect(requestedAt).toBeGreaterThanOrEqual(before - 1000);
-    expect(Date.parse(created.status.expiresAt as string) - requestedAt).toBe(600_000);
+    expect(Date.parse(created.status?.expiresAt as string) - requestedAt).toBe(600_000);
     const read = await api.operator.call('toolCallApprovals.get', {
       params: { name: body.spec.actionId },
     });
@@ -180,10 +180,10 @@ describe('PUT …/toolcallapprovals/{name}/approval', () => {
     expect(response.status).toBe(200);
     const approved = (await response.json()) as ToolCallApproval;
     expect(stateOf(approved)).toEqual(['Approved=True:ApprovedByOperator']);
-    expect(approved.status.conditions[0]?.message).toBe('approved by admin: ticket OPS-42');
-    expect(approved.status.decidedBy).toBe('admin');
-    const decidedAt = Date.parse(approved.status.decidedAt as string);
-    expect(Date.parse(approved.status.expiresAt as string) - decidedAt).toBe(120_000);
+    expect(approved.status?.conditions[0]?.message).toBe('approved by admin: ticket OPS-42');
+    expect(approved.status?.decidedBy).toBe('admin');
+    const decidedAt = Date.parse(approved.status?.decidedAt as string);
+    expect(Date.parse(approved.status?.expiresAt as string) - decidedAt).toBe(120_000);
     expect(approved.metadata.generation).toBe(created.metadata.generation);
     const audit = await auditOf(created.metadata.name);
     expect(audit.map((e) => [e.verb, e.actor])).toEqual([
@@ -199,7 +199,7 @@ describe('PUT …/toolcallapprovals/{name}/approval', () => {
       await decide(created.metadata.name, { decision: 'Deny' })
     ).json()) as ToolCallApproval;
     expect(stateOf(denied)).toEqual(['Denied=True:DeniedByOperator']);
-    expect(denied.status.conditions[0]?.message).toBe('denied by admin');
+    expect(denied.status?.conditions[0]?.message).toBe('denied by admin');
     for (const decision of ['Approve', 'Deny']) {
       const again = await decide(created.metadata.name, { decision });
       expect(again.status).toBe(409);
@@ -293,7 +293,7 @@ describe('expiry', () => {
     expect(mine.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED']);
     const expired = mine[1]?.object as ToolCallApproval;
     expect(stateOf(expired)).toEqual(['Expired=True:TtlElapsed']);
-    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(created.status.expiresAt as string));
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(created.status?.expiresAt as string));
     expect((await auditOf(name)).map((e) => [e.verb, e.actor])).toEqual([
       ['create', 'edge-a-identity'],
       ['expire', 'system:approval-expiry'],
@@ -306,7 +306,7 @@ describe('expiry', () => {
     await decide(name, { decision: 'Approve' });
     const expired = await until(
       () => api.operator.call('toolCallApprovals.get', { params: { name } }),
-      (a) => a?.status.conditions.some((c) => c.type === 'Expired') ?? false,
+      (a) => a?.status?.conditions.some((c) => c.type === 'Expired') ?? false,
     );
     expect(stateOf(expired as ToolCallApproval)).toEqual([
       'Approved=True:ApprovedByOperator',
@@ -326,7 +326,7 @@ describe('expiry', () => {
     await decide(name, { decision: 'Deny', reason: 'not now' });
     await until(
       () => api.operator.call('toolCallApprovals.get', { params: { name } }),
-      (a) => a?.status.conditions.some((c) => c.type === 'Expired') ?? false,
+      (a) => a?.status?.conditions.some((c) => c.type === 'Expired') ?? false,
     );
     const second = { spec: { ...first.spec, ttlSeconds: 300, receiptId: 'rcpt_second' } };
     const response = await post(name, second, gatewayAToken);
@@ -335,10 +335,10 @@ describe('expiry', () => {
     expect(stateOf(reopened)).toEqual(['Expired=False:Reopened']);
     expect(reopened.spec).toEqual(second.spec);
     expect(reopened.metadata.uid).toBe(created.metadata.uid);
-    expect(reopened.status.requests).toBe(2);
-    expect(reopened.status.decidedBy).toBeUndefined();
-    expect(Date.parse(reopened.status.requestedAt as string)).toBeGreaterThan(
-      Date.parse(created.status.requestedAt as string),
+    expect(reopened.status?.requests).toBe(2);
+    expect(reopened.status?.decidedBy).toBeUndefined();
+    expect(Date.parse(reopened.status?.requestedAt as string)).toBeGreaterThan(
+      Date.parse(created.status?.requestedAt as string),
     );
     expect((await decide(name, { decision: 'Approve' })).status).toBe(200);
     expect((await auditOf(name)).map((e) => e.verb)).toEqual([
@@ -382,7 +382,7 @@ describe('with the sweeper idle (clock-only expiry, and replicas sweeping at onc
     const again = await send(body);
     expect(again.status).toBe(200);
     const reopened = (await again.json()) as ToolCallApproval;
-    expect(reopened.status.requests).toBe(2);
+    expect(reopened.status?.requests).toBe(2);
     expect(stateOf(reopened)).toEqual(['Expired=False:Reopened']);
   });
 

@@ -141,7 +141,7 @@ describe('toolgate approvals', () => {
     const stored = await api.operator.call('toolCallApprovals.get', {
       params: { name: a.metadata.name },
     });
-    expect(stored?.status.conditions[0]?.message).toBe('approved by admin: ticket OPS-42');
+    expect(stored?.status?.conditions[0]?.message).toBe('approved by admin: ticket OPS-42');
 
     const again = await toolgate(api.operatorToken, 'approvals', 'deny', a.metadata.name);
     expect(again.code).toBe(1);
@@ -157,7 +157,7 @@ describe('toolgate approvals', () => {
       'json',
     );
     expect(denied.code).toBe(0);
-    expect((JSON.parse(denied.stdout) as ToolCallApproval).status.conditions[0]?.type).toBe(
+    expect((JSON.parse(denied.stdout) as ToolCallApproval).status?.conditions[0]?.type).toBe(
       'Denied',
     );
   });
