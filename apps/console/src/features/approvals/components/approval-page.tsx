@@ -94,9 +94,7 @@ function ApprovalDetail({ approval }: { approval: ToolCallApproval }) {
           {spec.argumentsTruncated ? ', and cut to size' : ''}. Hash{' '}
           <code>{spec.argumentsHash}</code>
         </p>
-        <pre className="json-block" aria-label="Arguments">
-          {prettyJson(spec.arguments)}
-        </pre>
+        <pre className="json-block">{prettyJson(spec.arguments)}</pre>
       </Section>
       {approvalState(approval, now) === 'pending' ? <DecisionForm approval={approval} /> : null}
     </>

@@ -33,7 +33,8 @@ export function ApprovalsPage() {
           return (
             <>
               <div className="toolbar">
-                <div className="segmented" role="group" aria-label="State">
+                <fieldset className="segmented">
+                  <legend className="sr-only">State</legend>
                   {[undefined, ...APPROVAL_STATES].map((state) => (
                     <button
                       key={state ?? 'all'}
@@ -46,7 +47,7 @@ export function ApprovalsPage() {
                       {state ? ` (${countIn(items, state, now)})` : ` (${items.length})`}
                     </button>
                   ))}
-                </div>
+                </fieldset>
               </div>
               {shown.length === 0 ? (
                 <Empty title={filter ? `No ${filter} approvals` : 'No approvals yet'}>
