@@ -13,6 +13,7 @@ import { ProviderProfilesModule } from './provider-profiles/provider-profiles.mo
 import { ReceiptsModule } from './receipts/receipts.module.ts';
 import { ResourcesModule } from './resources/resources.module.ts';
 import { SystemModule } from './system/system.module.ts';
+import { ToolCallApprovalsModule } from './tool-call-approvals/tool-call-approvals.module.ts';
 
 export interface AppConfig {
   databaseUrl: string;
@@ -49,6 +50,7 @@ export function appModule(config: AppConfig): DynamicModule {
       ProviderProfilesModule,
       GatewaysModule,
       ReceiptsModule,
+      ToolCallApprovalsModule,
       SystemModule,
     ],
   };

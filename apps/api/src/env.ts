@@ -20,6 +20,8 @@ export const ApiEnv = z.object({
   TOKEN_RATE_PER_MINUTE: z.coerce.number().positive().default(10),
   /** How many watch events are kept for replay; older resourceVersions answer 410 Gone. */
   WATCH_HISTORY: z.coerce.number().int().min(100).default(10_000),
+  /** How often each replica marks approvals past `expiresAt` as Expired, in ms. */
+  APPROVAL_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
   /** On SIGTERM/SIGINT/SIGHUP, how long requests in flight may take before being cut, in ms. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
 });

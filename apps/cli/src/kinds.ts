@@ -10,6 +10,7 @@ export const ROUTE_GROUPS = {
   CapabilityContract: 'capabilityContracts',
   ProviderProfile: 'providerProfiles',
   Gateway: 'gateways',
+  ToolCallApproval: 'toolCallApprovals',
 } as const satisfies Record<ResourceKind, string>;
 
 const SHORT_NAMES: Record<ResourceKind, string[]> = {
@@ -18,7 +19,14 @@ const SHORT_NAMES: Record<ResourceKind, string[]> = {
   CapabilityContract: ['contract', 'contracts', 'cc'],
   ProviderProfile: ['profile', 'profiles', 'pp'],
   Gateway: ['gw', 'gws'],
+  ToolCallApproval: ['approval', 'approvals', 'tca'],
 };
+
+/**
+ * Kinds only the API writes (gateways request approvals, operators decide them): `get` reads
+ * them, `apply` and `diff` refuse them.
+ */
+export const API_WRITTEN_KINDS: ReadonlySet<ResourceKind> = new Set(['ToolCallApproval']);
 
 const ALIASES = new Map<string, ResourceKind>();
 for (const kind of Object.keys(RESOURCE_KINDS) as ResourceKind[]) {
@@ -38,7 +46,7 @@ export function resolveKind(text: string): ResourceKind {
   const kind = ALIASES.get(text.toLowerCase());
   if (!kind) {
     throw new BadRequestError(
-      `unknown resource type "${text}"; one of: ${KIND_NAMES.map((k) => k.toLowerCase()).join(', ')} (or policy, identity, contract, profile, gateway)`,
+      `unknown resource type "${text}"; one of: ${KIND_NAMES.map((k) => k.toLowerCase()).join(', ')} (or policy, identity, contract, profile, gateway, approval)`,
     );
   }
   return kind;

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { registerApply } from './commands/apply.ts';
+import { registerApprovals } from './commands/approvals.ts';
 import { registerDiff } from './commands/diff.ts';
 import { registerEval } from './commands/eval.ts';
 import { registerGateways } from './commands/gateways.ts';
@@ -44,6 +45,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerRollback(program, ctx);
   registerReceipts(program, ctx);
   registerGateways(program, ctx);
+  registerApprovals(program, ctx);
   registerLogin(program, ctx);
   registerTokens(program, ctx);
   registerEval(program, ctx);

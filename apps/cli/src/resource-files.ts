@@ -4,7 +4,7 @@ import { RESOURCE_KINDS, type ResourceKind } from '@toolgate/contract';
 import { BadRequestError, isJsonObject, parseOrThrow } from '@toolgate/core';
 import { readDocuments } from './documents.ts';
 import { CliError, locatedError } from './errors.ts';
-import { isResourceKind, KIND_NAMES, objectRef } from './kinds.ts';
+import { API_WRITTEN_KINDS, isResourceKind, KIND_NAMES, objectRef } from './kinds.ts';
 import type { ResourceInput } from './resources.ts';
 
 const EXTENSIONS = /\.(ya?ml|json)$/i;
@@ -103,6 +103,11 @@ export function parseResourceDocument(doc: SourcedDocument): ResourceDocument {
     );
   }
   const kind = value.kind;
+  if (API_WRITTEN_KINDS.has(kind)) {
+    throw new CliError(
+      `${where}: kind: ${kind} objects are written by the API, not applied (toolgate approvals approve|deny)`,
+    );
+  }
   let parsed: { metadata: ResourceInput['metadata']; spec: unknown };
   try {
     parsed = parseOrThrow(RESOURCE_KINDS[kind].input, value, kind) as typeof parsed;

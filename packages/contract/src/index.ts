@@ -10,5 +10,6 @@ export * from './routes/receipts.ts';
 export * from './routes/resources.ts';
 export * from './routes/sync.ts';
 export * from './routes/system.ts';
+export * from './routes/tool-call-approvals.ts';
 export * from './security-headers.ts';
 export * from './status.ts';

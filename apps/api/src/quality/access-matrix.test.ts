@@ -47,6 +47,12 @@ const EXPECTED_ACCESS: Record<RouteName, string> = {
   'gateways.replace': 'operator',
   'gateways.delete': 'operator',
   'gateways.replaceStatus': 'operator gateway(own)',
+  // Any gateway may read approvals; `request` checks that spec.gateway is the caller's own.
+  'toolCallApprovals.list': 'operator auditor gateway',
+  'toolCallApprovals.get': 'operator auditor gateway',
+  'toolCallApprovals.delete': 'operator',
+  'toolCallApprovals.request': 'gateway',
+  'toolCallApprovals.decide': 'operator',
   'policies.revisions': 'operator auditor',
   'policies.revision': 'operator auditor',
   'policies.diff': 'operator auditor',
@@ -78,6 +84,9 @@ const GATEWAY_MAY = [
   'receipts.putSchema',
   'sync.bundle',
   'tokens.whoami',
+  'toolCallApprovals.get',
+  'toolCallApprovals.list',
+  'toolCallApprovals.request',
 ].sort();
 
 const CALLERS = ['operator', 'auditor', 'gateway', 'otherGateway', 'agent', 'anonymous'] as const;
@@ -196,6 +205,7 @@ function paramsFor(name: RouteName): Record<string, unknown> {
     gateways: OWN_GATEWAY,
     sync: OWN_GATEWAY,
     receipts: OWN_GATEWAY,
+    toolCallApprovals: `act_${'0'.repeat(32)}`,
   };
   return {
     name: names[group],
@@ -309,7 +319,7 @@ describe('the contract pins each access rule', () => {
     expect(writes).toEqual([]);
   });
 
-  it('lets a gateway only sync, report status, post receipts and store schemas', () => {
+  it('lets a gateway only sync, report status, post receipts, store schemas and ask for approvals', () => {
     const allowed = AUTHENTICATED.filter(
       ([name]) => expectedOutcome(name, 'gateway') === 'allow',
     ).map(([name]) => name);
@@ -378,6 +388,10 @@ describe('access matrix: every registered route × every kind of caller', () => 
       'receipts.getSchema',
       'receipts.putSchema',
       'tokens.whoami',
+      // Not gateway-scoped by path: request refuses another gateway's spec.gateway itself.
+      'toolCallApprovals.get',
+      'toolCallApprovals.list',
+      'toolCallApprovals.request',
     ]);
     expect(reached('anonymous')).toEqual(anonymous);
     const auditorWrites = withoutAnonymous('auditor').filter(

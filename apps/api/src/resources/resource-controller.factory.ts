@@ -25,7 +25,18 @@ export const ROUTE_GROUP: Record<ResourceKind, string> = {
   CapabilityContract: 'capabilityContracts',
   ProviderProfile: 'providerProfiles',
   Gateway: 'gateways',
+  ToolCallApproval: 'toolCallApprovals',
 };
+
+export type StandardOperation = 'list' | 'create' | 'get' | 'replace' | 'delete' | 'replaceStatus';
+const ALL_OPERATIONS: ReadonlyArray<StandardOperation> = [
+  'list',
+  'create',
+  'get',
+  'replace',
+  'delete',
+  'replaceStatus',
+];
 
 type ListQueryValue = z.infer<typeof ListQuery>;
 type WriteQueryValue = z.infer<typeof WriteQuery>;
@@ -34,12 +45,20 @@ type NameParamsValue = z.infer<typeof NameParams>;
 /**
  * The six standard routes of a kind (list+watch, create, get, replace, delete, status), all
  * delegating to the generic store. Each kind's module mounts one; kind-specific behaviour lives
- * in that module's hooks and extra controllers.
+ * in that module's hooks and extra controllers. `operations`: the ones the kind's route table
+ * has (a kind whose objects only the API writes mounts its read routes alone).
  */
-export function createResourceController(kind: ResourceKind): Type<unknown> {
+export function createResourceController(
+  kind: ResourceKind,
+  operations: ReadonlyArray<StandardOperation> = ALL_OPERATIONS,
+): Type<unknown> {
   const group = ROUTE_GROUP[kind];
-  const name = (op: string) => `${group}.${op}` as RouteName;
-  const bodyOf = (op: string) => ROUTES[name(op)].body;
+  const name = (op: StandardOperation) => `${group}.${op}` as RouteName;
+  const bodyOf = (op: StandardOperation) =>
+    operations.includes(op) ? ROUTES[name(op)].body : undefined;
+  // An operation the kind does not have is left a plain method: no route, nothing to reach.
+  const mount = (op: StandardOperation): MethodDecorator =>
+    operations.includes(op) ? Route(name(op)) : () => {};
 
   @Controller()
   class ResourceController {
@@ -49,7 +68,7 @@ export function createResourceController(kind: ResourceKind): Type<unknown> {
       @Inject(ShutdownSignal) readonly shutdown: ShutdownSignal,
     ) {}
 
-    @Route(name('list'))
+    @mount('list')
     async list(
       @Query({ schema: ListQuery }) query: ListQueryValue,
       @Res({ passthrough: true }) reply: FastifyReply,
@@ -67,7 +86,7 @@ export function createResourceController(kind: ResourceKind): Type<unknown> {
       };
     }
 
-    @Route(name('create'))
+    @mount('create')
     create(
       @Body({ schema: bodyOf('create') }) body: ObjectInput,
       @Query({ schema: WriteQuery }) query: WriteQueryValue,
@@ -76,12 +95,12 @@ export function createResourceController(kind: ResourceKind): Type<unknown> {
       return this.store.create(kind, body, actor, query.dryRun === 'All');
     }
 
-    @Route(name('get'))
+    @mount('get')
     get(@Param({ schema: NameParams }) params: NameParamsValue) {
       return this.store.get(kind, params.name);
     }
 
-    @Route(name('replace'))
+    @mount('replace')
     replace(
       @Param({ schema: NameParams }) params: NameParamsValue,
       @Body({ schema: bodyOf('replace') }) body: ObjectInput,
@@ -91,7 +110,7 @@ export function createResourceController(kind: ResourceKind): Type<unknown> {
       return this.store.replace(kind, params.name, body, actor, query.dryRun === 'All');
     }
 
-    @Route(name('delete'))
+    @mount('delete')
     delete(
       @Param({ schema: NameParams }) params: NameParamsValue,
       @Query({ schema: WriteQuery }) query: WriteQueryValue,
@@ -100,7 +119,7 @@ export function createResourceController(kind: ResourceKind): Type<unknown> {
       return this.store.delete(kind, params.name, actor, query.dryRun === 'All');
     }
 
-    @Route(name('replaceStatus'))
+    @mount('replaceStatus')
     replaceStatus(
       @Param({ schema: NameParams }) params: NameParamsValue,
       @Body({ schema: bodyOf('replaceStatus') })

@@ -185,6 +185,45 @@ export class ResourceStore {
     });
   }
 
+  /**
+   * A change the API decides itself (a state transition), made under the row lock so concurrent
+   * callers and API replicas queue up and each sees the previous one's result: `change` reads the
+   * current object and returns its new spec and/or status, or `undefined` to write nothing (the
+   * transition no longer applies). What it throws rolls the transaction back. `verb` names the
+   * transition in the audit log.
+   */
+  transition(
+    kind: string,
+    name: string,
+    actor: Actor,
+    verb: string,
+    change: (
+      current: StoredObject,
+    ) => { spec?: unknown; status: Record<string, unknown> } | undefined,
+  ): Promise<{ object: StoredObject; written: boolean }> {
+    return this.write(false, async (tx) => {
+      const current = await this.lockForWrite(tx, kind, name, undefined);
+      const before = current.object;
+      const next = change(before);
+      if (next === undefined) return { object: before, written: false };
+      const specHash = next.spec === undefined ? current.specHash : hashCanonical(next.spec);
+      const specChanged = specHash !== current.specHash;
+      const object: StoredObject = {
+        ...before,
+        metadata: {
+          ...before.metadata,
+          generation: before.metadata.generation + (specChanged ? 1 : 0),
+          resourceVersion: (await this.repo.nextResourceVersion(tx)).toString(),
+        },
+        spec: next.spec ?? before.spec,
+        status: next.status,
+      };
+      await this.repo.update(tx, object, specHash);
+      await this.committed(tx, 'MODIFIED', actor, before, object, specChanged, verb, !specChanged);
+      return { object, written: true };
+    });
+  }
+
   delete(kind: string, name: string, actor: Actor, dryRun = false): Promise<StoredObject> {
     return this.write(dryRun, async (tx) => {
       const current = await this.lockForWrite(tx, kind, name, undefined);
@@ -245,6 +284,7 @@ export class ResourceStore {
     after: StoredObject,
     specChanged: boolean,
     verb = { ADDED: 'create', MODIFIED: 'update', DELETED: 'delete' }[type],
+    statusOnly = verb === 'update-status',
   ): Promise<void> {
     const { kind } = after;
     const { name, resourceVersion } = after.metadata;
@@ -261,7 +301,6 @@ export class ResourceStore {
       ...(type !== 'DELETED' ? { after } : {}),
       specChanged,
     });
-    const statusOnly = verb === 'update-status';
     await this.audit.append(tx, {
       actor: actor.name,
       verb,

@@ -13,6 +13,7 @@ import {
   renderTable,
 } from '../output.ts';
 import { resourceApi, type StoredResource } from '../resources.ts';
+import { approvalTable } from './approvals.ts';
 
 interface GetOptions {
   output: OutputFormat;
@@ -77,7 +78,10 @@ export function registerGet(program: Command, ctx: CliContext): void {
 }
 
 /** Column sets per kind: what an operator scans for. */
-const COLUMNS: Record<ResourceKind, { headers: string[]; row: (o: StoredResource) => string[] }> = {
+const COLUMNS: Record<
+  Exclude<ResourceKind, 'ToolCallApproval'>,
+  { headers: string[]; row: (o: StoredResource) => string[] }
+> = {
   MediationPolicy: {
     headers: ['NAME', 'MODE', 'PRIORITY', 'RULES', 'GENERATION', 'SELECTOR', 'AGE'],
     row: (o) => {
@@ -159,6 +163,7 @@ const COLUMNS: Record<ResourceKind, { headers: string[]; row: (o: StoredResource
 };
 
 function table(kind: ResourceKind, items: StoredResource[]): string {
+  if (kind === 'ToolCallApproval') return approvalTable(items);
   const { headers, row } = COLUMNS[kind];
   return renderTable(headers, items.map(row));
 }

@@ -1,5 +1,6 @@
 import { Suspense, useEffect } from 'react';
 import { Navigate, NavLink, Outlet, useLocation } from 'react-router';
+import { PendingApprovalsBadge } from '../features/approvals/components/approval-state.tsx';
 import { httpStatusOf } from '../shared/api/api-client.tsx';
 import { useSession, useWhoami } from '../shared/auth/session.tsx';
 import { ErrorState, Loading } from '../shared/ui/states.tsx';
@@ -7,6 +8,7 @@ import { ErrorState, Loading } from '../shared/ui/states.tsx';
 const NAV = [
   { to: '/policies', label: 'Policies' },
   { to: '/receipts', label: 'Receipts' },
+  { to: '/approvals', label: 'Approvals' },
   { to: '/fidelity', label: 'Fidelity' },
   { to: '/gateways', label: 'Gateways' },
   { to: '/identities', label: 'Identities' },
@@ -36,7 +38,10 @@ export function Layout() {
           <ul>
             {NAV.map((item) => (
               <li key={item.to}>
-                <NavLink to={item.to}>{item.label}</NavLink>
+                <NavLink to={item.to}>
+                  {item.label}
+                  {item.to === '/approvals' ? <PendingApprovalsBadge /> : null}
+                </NavLink>
               </li>
             ))}
           </ul>

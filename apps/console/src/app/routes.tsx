@@ -46,6 +46,16 @@ const IdentitiesPage = lazy(() =>
     default: m.IdentitiesPage,
   })),
 );
+const ApprovalsPage = lazy(() =>
+  import('../features/approvals/components/approvals-page.tsx').then((m) => ({
+    default: m.ApprovalsPage,
+  })),
+);
+const ApprovalPage = lazy(() =>
+  import('../features/approvals/components/approval-page.tsx').then((m) => ({
+    default: m.ApprovalPage,
+  })),
+);
 const AuditPage = lazy(() =>
   import('../features/audit/components/audit-page.tsx').then((m) => ({ default: m.AuditPage })),
 );
@@ -72,6 +82,8 @@ export const routes: RouteObject[] = [
       { path: 'policies/:name', element: <PolicyPage /> },
       { path: 'receipts', element: <ReceiptsPage /> },
       { path: 'receipts/:id', element: <ReceiptPage /> },
+      { path: 'approvals', element: <ApprovalsPage /> },
+      { path: 'approvals/:name', element: <ApprovalPage /> },
       { path: 'fidelity', element: <FidelityPage /> },
       { path: 'gateways', element: <GatewaysPage /> },
       { path: 'identities', element: <IdentitiesPage /> },

@@ -6,6 +6,7 @@ import { receiptRouteTable } from './receipts.ts';
 import { resourceRouteTable } from './resources.ts';
 import { syncRouteTable } from './sync.ts';
 import { systemRouteTable } from './system.ts';
+import { toolCallApprovalRouteTable } from './tool-call-approvals.ts';
 
 /** Every route of the API, by `group.name`. The single source for server, client and docs. */
 export const ROUTES = {
@@ -15,6 +16,7 @@ export const ROUTES = {
   ...prefixed('capabilityContracts', resourceRouteTable.capabilityContracts),
   ...prefixed('providerProfiles', resourceRouteTable.providerProfiles),
   ...prefixed('gateways', resourceRouteTable.gateways),
+  ...prefixed('toolCallApprovals', toolCallApprovalRouteTable),
   ...prefixed('policies', policyRouteTable),
   ...prefixed('tokens', identityRouteTable),
   ...prefixed('sync', syncRouteTable),

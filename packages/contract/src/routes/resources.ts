@@ -17,6 +17,9 @@ import {
   ProviderProfileStatus,
   ResourceName,
   type Role,
+  ToolCallApproval,
+  ToolCallApprovalInput,
+  ToolCallApprovalStatus,
 } from '@toolgate/core';
 import { z } from 'zod';
 import { decimalInteger } from '../decimal-integer.ts';
@@ -59,6 +62,18 @@ export const RESOURCE_KINDS = {
     stored: Gateway,
     input: GatewayInput,
     status: GatewayStatus,
+    readers: ['operator', 'auditor', 'gateway'],
+  },
+  /**
+   * Written by the API alone (`…/request` from gateways, `…/approval` from operators): only its
+   * read routes and delete are mounted (routes/tool-call-approvals.ts), and `toolgate apply`
+   * refuses it.
+   */
+  ToolCallApproval: {
+    plural: 'toolcallapprovals',
+    stored: ToolCallApproval,
+    input: ToolCallApprovalInput,
+    status: ToolCallApprovalStatus,
     readers: ['operator', 'auditor', 'gateway'],
   },
 } as const satisfies Record<
@@ -115,7 +130,7 @@ export type WatchEvent = z.infer<typeof WatchEvent>;
  * The routes of one kind. `def` is passed (not looked up by `kind`) so each kind's routes are
  * typed with its own schemas rather than the union of every kind's.
  */
-function resourceRoutes<
+export function resourceRoutes<
   K extends ResourceKind,
   Stored extends z.ZodType,
   Input extends z.ZodType,

@@ -84,7 +84,10 @@ export const ToolCallApprovalStatus = z.object({
   conditions: Conditions.default([]),
   /** When the pending request was (last) made: a request on an expired approval re-opens it. */
   requestedAt: Timestamp.optional(),
-  /** How many times a gateway asked (retries of a pending call included). */
+  /**
+   * How many requests opened it: 1 when created, one more each time a request re-opens it after
+   * expiry. Retries while it is open are answered without a write, so they are not counted.
+   */
   requests: z.number().int().min(0).optional(),
   /** Who decided, and when. */
   decidedBy: z.string().max(253).optional(),
