@@ -1,5 +1,6 @@
 import type { AuditEntry } from '@toolgate/contract';
 import type { ToolCallApproval } from '@toolgate/core';
+import { until } from '@toolgate/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_ENV, LOGGER } from '../database/database.tokens.ts';
 import { ResourceStore } from '../resources/resource-store.service.ts';
@@ -56,14 +57,18 @@ async function auditOf(name: string): Promise<AuditEntry[]> {
   return [...(page?.items ?? [])].reverse();
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 5000) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out; last: ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+/** The approval once the sweeper has written its `Expired` condition. */
+async function markedExpired(name: string): Promise<ToolCallApproval> {
+  let approval: ToolCallApproval | undefined;
+  await until(
+    async () => {
+      approval = await api.operator.call('toolCallApprovals.get', { params: { name } });
+      return approval.status?.conditions.some((c) => c.type === 'Expired') ?? false;
+    },
+    5000,
+    `${name} marked Expired`,
+  );
+  return approval as ToolCallApproval;
 }
 
 const stateOf = (approval: ToolCallApproval) =>
@@ -304,11 +309,8 @@ describe('expiry', () => {
     const created = await requested(approvalRequest('edge-a', { ttlSeconds: 1 }));
     const name = created.metadata.name;
     await decide(name, { decision: 'Approve' });
-    const expired = await until(
-      () => api.operator.call('toolCallApprovals.get', { params: { name } }),
-      (a) => a?.status?.conditions.some((c) => c.type === 'Expired') ?? false,
-    );
-    expect(stateOf(expired as ToolCallApproval)).toEqual([
+    const expired = await markedExpired(name);
+    expect(stateOf(expired)).toEqual([
       'Approved=True:ApprovedByOperator',
       'Expired=True:TtlElapsed',
     ]);
@@ -324,10 +326,7 @@ describe('expiry', () => {
     const name = first.spec.actionId;
     const created = await requested(first);
     await decide(name, { decision: 'Deny', reason: 'not now' });
-    await until(
-      () => api.operator.call('toolCallApprovals.get', { params: { name } }),
-      (a) => a?.status?.conditions.some((c) => c.type === 'Expired') ?? false,
-    );
+    await markedExpired(name);
     const second = { spec: { ...first.spec, ttlSeconds: 300, receiptId: 'rcpt_second' } };
     const response = await post(name, second, gatewayAToken);
     expect(response.status).toBe(200);
