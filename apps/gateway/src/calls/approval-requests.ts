@@ -8,7 +8,10 @@ export interface ApprovalRequestsOptions {
   log: Pick<Logger, 'warn' | 'error' | 'debug'>;
   /** Most requests waiting to be sent; past it the oldest is dropped (the agent's retry re-asks). */
   maxQueued?: number;
-  /** A request sent for an action is not sent again for this long. Default 5 s. */
+  /**
+   * A request sent for an action is not sent again for this long (until the watch has reported
+   * the approval; after that the gate asks only for unknown or expired ones). Default 1 s.
+   */
   resendAfterMs?: number;
   now?: () => number;
   onDropped?: () => void;
@@ -34,7 +37,7 @@ export class ApprovalRequests {
 
   constructor(private readonly options: ApprovalRequestsOptions) {
     this.maxQueued = options.maxQueued ?? 1000;
-    this.resendAfterMs = options.resendAfterMs ?? 5_000;
+    this.resendAfterMs = options.resendAfterMs ?? 1_000;
     this.now = options.now ?? Date.now;
   }
 
@@ -84,12 +87,21 @@ export class ApprovalRequests {
         this.backoff.reset();
       } catch (error) {
         const status = error instanceof ApiError ? error.httpStatus : undefined;
-        if (status !== undefined && status >= 400 && status < 500 && status !== 408 && status !== 429) {
+        if (
+          status !== undefined &&
+          status >= 400 &&
+          status < 500 &&
+          status !== 408 &&
+          status !== 429
+        ) {
           // Refused for good (a gateway bug or a policy it may not act on): not retried.
           this.options.log.error({ err: error, actionId }, 'approval request refused by the API');
         } else {
           const wait = this.backoff.next();
-          this.options.log.warn({ err: error, actionId, retryInMs: wait }, 'approval request failed');
+          this.options.log.warn(
+            { err: error, actionId, retryInMs: wait },
+            'approval request failed',
+          );
           this.timer = setTimeout(() => this.kick(), wait);
           this.timer.unref();
           return;

@@ -46,6 +46,9 @@ export class CallGates {
     return {
       approval: (actionId) => book.lookup(actionId, identity.binding),
       requestApproval: (call) => {
+        // Pending in the API already (the watch said so): nothing to ask. Unknown or expired:
+        // ask (the API creates it, or re-opens an expired one).
+        if (book.lookup(call.actionId, identity.binding)?.state === 'pending') return;
         requests.submit({
           actionId: call.actionId,
           tool: call.tool,
@@ -70,7 +73,10 @@ export class CallGates {
 }
 
 /** Arguments over the approval's bound are replaced by a note: the hash still names them. */
-function boundedArguments(args: unknown): { arguments: ToolCallApprovalSpec['arguments']; argumentsTruncated?: true } {
+function boundedArguments(args: unknown): {
+  arguments: ToolCallApprovalSpec['arguments'];
+  argumentsTruncated?: true;
+} {
   const text = JSON.stringify(args) ?? 'null';
   if (Buffer.byteLength(text) <= MAX_APPROVAL_ARGUMENTS_BYTES) {
     return { arguments: args as ToolCallApprovalSpec['arguments'] };

@@ -23,8 +23,8 @@ import {
 } from '@toolgate/core';
 import type { Logger } from 'pino';
 import type { ActiveBundle, BundleStore } from '../bundle/bundle-store.ts';
-import type { GatewayMetrics } from '../metrics.ts';
 import type { CallGates } from '../calls/call-gates.ts';
+import type { GatewayMetrics } from '../metrics.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 import { type AgentBody, readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
