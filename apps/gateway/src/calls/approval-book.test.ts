@@ -18,6 +18,8 @@ function approval(
       resourceVersion: '1',
       generation: 1,
       uid: 'u',
+      labels: {},
+      annotations: {},
       creationTimestamp: '2026-11-25T11:00:00Z',
     },
     spec: {
