@@ -33,6 +33,7 @@ import { anthropicMessagesAdapter } from './surfaces/anthropic-messages.ts';
 import { openAIChatAdapter } from './surfaces/openai-chat.ts';
 import { openAIFunctionsAdapter } from './surfaces/openai-functions.ts';
 import { appendDescription, mergeSchema, replacementParts } from './tool-schema.ts';
+import { readToolResults, type ToolResults } from './tool-results.ts';
 
 export interface MediationInput {
   surface: Surface;
@@ -64,6 +65,8 @@ export interface MediationResult {
   policies: ReadonlyArray<PolicyRevisionRef>;
   /** What the response side needs: name mapping, blocking, hosted-event mapping. */
   response: ResponseContext;
+  /** Results of earlier calls the agent sent back since the last assistant turn (tool-results.ts). */
+  toolResults: ToolResults;
 }
 
 const ADAPTERS: Record<Surface, SurfaceAdapter> = {
@@ -140,6 +143,7 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
       facts,
       fidelityOf: (tool) => catalog.fidelity.get(tool) ?? 'opaque',
     }),
+    toolResults: readToolResults(bundle, input.surface, body, facts.identity),
   };
 }
 
