@@ -236,7 +236,10 @@ describe('console pages on real data', () => {
   });
 
   it('follows a tool call to the receipt of its result and back', async () => {
-    const user = { role: 'user', content: 'mock: {"call":"search_code","arguments":{"q":"retry"}}' };
+    const user = {
+      role: 'user',
+      content: 'mock: {"call":"search_code","arguments":{"q":"retry"}}',
+    };
     const turn1 = await chat([user]);
     const message = ((await turn1.json()) as { choices: Array<{ message: ToolCallMessage }> })
       .choices[0]?.message;
@@ -257,7 +260,10 @@ describe('console pages on real data', () => {
       'the gateway shipped both turns',
     );
     await page.goto(`${stack.console.url}/receipts/${first}`);
-    await page.getByRole('table', { name: 'Tool calls' }).getByRole('link', { name: 'result →' }).click();
+    await page
+      .getByRole('table', { name: 'Tool calls' })
+      .getByRole('link', { name: 'result →' })
+      .click();
     await page.waitForURL(new RegExp(`/receipts/${second}$`));
     const results = page.getByRole('table', { name: 'Tool results' });
     const row = results.getByRole('row', { name: new RegExp(callId) });

@@ -20,7 +20,13 @@ export class ReceiptToolLinksRepository {
       SELECT 1 FROM receipt_links WHERE id = ${id}`;
     if (known === undefined) return undefined;
     const rows = await this.prisma.client.$queryRaw<
-      Array<{ toolCallId: string; side: 'call' | 'result'; receipt: string; gateway: string; receivedAt: Date }>
+      Array<{
+        toolCallId: string;
+        side: 'call' | 'result';
+        receipt: string;
+        gateway: string;
+        receivedAt: Date;
+      }>
     >`
       SELECT mine.tool_call_id AS "toolCallId", mine.role AS side, other.receipt_id AS receipt,
         other.gateway, other.received_at AS "receivedAt"

@@ -102,7 +102,9 @@ describe('tool call ↔ result links', () => {
       },
     ]);
     // The stored receipt serves what the console shows next to the link.
-    const { receipt } = await call(api.operator, 'receipts.get', { params: { id: 'links-turn-2' } });
+    const { receipt } = await call(api.operator, 'receipts.get', {
+      params: { id: 'links-turn-2' },
+    });
     expect(receipt.tool_results?.[0]).toMatchObject({ is_error: true, elapsed_ms: 1200 });
   });
 
@@ -118,7 +120,10 @@ describe('tool call ↔ result links', () => {
     if (!call0 || !body.response) throw new Error('expected a call');
     const repeated: ReceiptBody = {
       ...body,
-      response: { ...body.response, tool_calls: [call0, call0, { ...call0, id: 'x'.repeat(5000) }] },
+      response: {
+        ...body.response,
+        tool_calls: [call0, call0, { ...call0, id: 'x'.repeat(5000) }],
+      },
       tool_results: [result('r', 'act_a'), result('r', 'act_a'), result('y'.repeat(5000), 'act_b')],
     };
     await ingest(gateway, [repeated]);

@@ -86,31 +86,37 @@ describe('OpenAI tool results through the gateway (official SDK)', () => {
     return completion.choices[0]?.message as OpenAI.ChatCompletionMessage;
   };
 
-  it.each([false, true])('records turn 2 results against turn 1 calls (stream: %s)', async (stream) => {
-    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: CALL_TEXT }];
-    const message = await send(stream, messages);
-    const call = message.tool_calls?.[0];
-    if (call?.type !== 'function') throw new Error('expected a function call');
-    expect(call.function.name).toBe('send_email');
-    await sleep(TOOL_RUN_MS);
+  it.each([false, true])(
+    'records turn 2 results against turn 1 calls (stream: %s)',
+    async (stream) => {
+      const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: CALL_TEXT }];
+      const message = await send(stream, messages);
+      const call = message.tool_calls?.[0];
+      if (call?.type !== 'function') throw new Error('expected a function call');
+      expect(call.function.name).toBe('send_email');
+      await sleep(TOOL_RUN_MS);
 
-    await send(stream, [
-      ...messages,
-      message,
-      // Spacing and key order are the agent's: the hash is of the canonical value.
-      { role: 'tool', tool_call_id: call.id, content: JSON.stringify(RESULT, null, 2) },
-      { role: 'tool', tool_call_id: 'call_never_made', content: 'no such call' },
-    ]);
-    const result = await expectResults(call.id, 'call_never_made');
-    expect(result?.is_error).toBe(false);
-  });
+      await send(stream, [
+        ...messages,
+        message,
+        // Spacing and key order are the agent's: the hash is of the canonical value.
+        { role: 'tool', tool_call_id: call.id, content: JSON.stringify(RESULT, null, 2) },
+        { role: 'tool', tool_call_id: 'call_never_made', content: 'no such call' },
+      ]);
+      const result = await expectResults(call.id, 'call_never_made');
+      expect(result?.is_error).toBe(false);
+    },
+  );
 });
 
 describe('Anthropic tool results through the gateway (official SDK)', () => {
   const client = () =>
     new Anthropic({ baseURL: gw.url, apiKey: 'sk-ant-test-FAKE', maxRetries: 0 });
   const tools: Anthropic.Tool[] = [
-    { name: 'send_email', input_schema: { type: 'object', properties: { to: { type: 'string' } } } },
+    {
+      name: 'send_email',
+      input_schema: { type: 'object', properties: { to: { type: 'string' } } },
+    },
   ];
   const send = (stream: boolean, messages: Anthropic.MessageParam[]) => {
     const params = { model: 'claude-test', max_tokens: 256, tools, messages };
@@ -119,26 +125,34 @@ describe('Anthropic tool results through the gateway (official SDK)', () => {
       : client().messages.create(params, { headers: HEADERS });
   };
 
-  it.each([false, true])('records turn 2 results against turn 1 calls (stream: %s)', async (stream) => {
-    const messages: Anthropic.MessageParam[] = [{ role: 'user', content: CALL_TEXT }];
-    const first = await send(stream, messages);
-    const use = first.content.find((b) => b.type === 'tool_use');
-    if (use?.type !== 'tool_use') throw new Error('expected a tool_use block');
-    expect(use.name).toBe('send_email');
-    await sleep(TOOL_RUN_MS);
+  it.each([false, true])(
+    'records turn 2 results against turn 1 calls (stream: %s)',
+    async (stream) => {
+      const messages: Anthropic.MessageParam[] = [{ role: 'user', content: CALL_TEXT }];
+      const first = await send(stream, messages);
+      const use = first.content.find((b) => b.type === 'tool_use');
+      if (use?.type !== 'tool_use') throw new Error('expected a tool_use block');
+      expect(use.name).toBe('send_email');
+      await sleep(TOOL_RUN_MS);
 
-    await send(stream, [
-      ...messages,
-      { role: 'assistant', content: first.content },
-      {
-        role: 'user',
-        content: [
-          { type: 'tool_result', tool_use_id: use.id, is_error: true, content: JSON.stringify(RESULT) },
-          { type: 'tool_result', tool_use_id: 'toolu_never_made', content: 'no such call' },
-        ],
-      },
-    ]);
-    const result = await expectResults(use.id, 'toolu_never_made');
-    expect(result?.is_error).toBe(true);
-  });
+      await send(stream, [
+        ...messages,
+        { role: 'assistant', content: first.content },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: use.id,
+              is_error: true,
+              content: JSON.stringify(RESULT),
+            },
+            { type: 'tool_result', tool_use_id: 'toolu_never_made', content: 'no such call' },
+          ],
+        },
+      ]);
+      const result = await expectResults(use.id, 'toolu_never_made');
+      expect(result?.is_error).toBe(true);
+    },
+  );
 });

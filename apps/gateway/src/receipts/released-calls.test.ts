@@ -52,7 +52,9 @@ describe('ReleasedCalls', () => {
     const clock = new ReleasedCalls({ maxEntries: 3, ttlMs: 1000 });
     for (let i = 0; i < 5; i++) clock.release(evidence(call(`c${i}`)), i);
     expect(clock.size).toBe(3);
-    const all = results(...Array.from({ length: 5 }, (_, i) => [`c${i}`, `act_c${i}`] as [string, string]));
+    const all = results(
+      ...Array.from({ length: 5 }, (_, i) => [`c${i}`, `act_c${i}`] as [string, string]),
+    );
     expect(elapsedOf(clock, all, 10)).toEqual([null, null, 8, 7, 6]);
     // Too late: null, and the next release drops the expired entries.
     expect(elapsedOf(clock, all, 2000)).toEqual([null, null, null, null, null]);

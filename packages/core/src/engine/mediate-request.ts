@@ -32,8 +32,8 @@ import { createResponseContext, type MediatedTool } from './response-decisions.t
 import { anthropicMessagesAdapter } from './surfaces/anthropic-messages.ts';
 import { openAIChatAdapter } from './surfaces/openai-chat.ts';
 import { openAIFunctionsAdapter } from './surfaces/openai-functions.ts';
-import { appendDescription, mergeSchema, replacementParts } from './tool-schema.ts';
 import { readToolResults, type ToolResults } from './tool-results.ts';
+import { appendDescription, mergeSchema, replacementParts } from './tool-schema.ts';
 
 export interface MediationInput {
   surface: Surface;

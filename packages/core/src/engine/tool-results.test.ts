@@ -227,7 +227,10 @@ describe('readToolResults: deterministic and bounded', () => {
     }));
     const mediation = mediateRequest(bundle, {
       surface: 'anthropic-messages',
-      body: anthropic([{ role: 'assistant', content: 'x' }, { role: 'user', content: many }]),
+      body: anthropic([
+        { role: 'assistant', content: 'x' },
+        { role: 'user', content: many },
+      ]),
     });
     expect(mediation.toolResults.entries).toHaveLength(RECEIPT_LIMITS.toolResults);
     expect(mediation.toolResults.truncated).toBe(true);

@@ -43,7 +43,8 @@ function storableResult(
     tool_call_id: notes.text(`${at}.tool_call_id`, result.tool_call_id, RECEIPT_LIMITS.toolCallId),
     result_hash: result.result_hash,
     is_error: result.is_error,
-    elapsed_ms: typeof elapsed === 'number' && Number.isFinite(elapsed) && elapsed >= 0 ? elapsed : null,
+    elapsed_ms:
+      typeof elapsed === 'number' && Number.isFinite(elapsed) && elapsed >= 0 ? elapsed : null,
   };
   if (result.action_id !== undefined) out.action_id = result.action_id;
   if (result.redacted_result !== undefined) {

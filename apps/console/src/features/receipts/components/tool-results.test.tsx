@@ -17,7 +17,10 @@ function receipt(id: string, extra: Partial<Receipt>): Receipt {
     surface: 'openai-chat',
     model: 'gpt-test',
     stream: false,
-    timestamps: { received_at: '2026-01-05T10:00:00.000Z', completed_at: '2026-01-05T10:00:01.000Z' },
+    timestamps: {
+      received_at: '2026-01-05T10:00:00.000Z',
+      completed_at: '2026-01-05T10:00:01.000Z',
+    },
     latency_ms: { total: 1, mediation: 0.1, upstream: 0.9 },
     identity: { human: 'alice', binding: 'verified' },
     bundle: { etag: HASH('e'), policies: [] },
