@@ -269,6 +269,25 @@ describe('readToolResults: deterministic and bounded', () => {
     expect(() => chainReceiptJson(receipt, null)).not.toThrow();
   });
 
+  it('hashes a result nested too deeply to walk as its text, never refusing the request', () => {
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    const body = openAI([
+      openAIAssistant([['call_1', 'search', '{}']]),
+      { role: 'tool', tool_call_id: 'call_1', content: deep },
+    ]);
+    const [entry] = mediateRequest(bundle, { surface: 'openai-chat', body }).toolResults.entries;
+    expect(entry?.result_hash).toBe(hashLenient(deep));
+    const deepCall = openAI([
+      openAIAssistant([['call_1', 'search', deep]]),
+      { role: 'tool', tool_call_id: 'call_1', content: 'ok' },
+    ]);
+    const [echoed] = mediateRequest(bundle, {
+      surface: 'openai-chat',
+      body: deepCall,
+    }).toolResults.entries;
+    expect(echoed).not.toHaveProperty('action_id');
+  });
+
   it('a receipt without results has no tool_results field', () => {
     const mediation = mediateRequest(bundle, { surface: 'openai-chat', body: openAI([]) });
     expect(buildReceiptBody(receiptInput(mediation))).not.toHaveProperty('tool_results');

@@ -1,4 +1,4 @@
-import { hashLenient } from '../hash/hash.ts';
+import { hashLenient, type Sha256Hash } from '../hash/hash.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json/json-value.ts';
 import { RECEIPT_LIMITS } from '../receipt/receipt-limits.ts';
 import type { ToolResultEvidence } from '../receipt/receipt-schema.ts';
@@ -74,20 +74,15 @@ export function readToolResults(
   const calls = echoedCalls(messages, lastAssistant, new Set(kept.map((r) => r.id)), anthropic);
   const entries = kept.map((result) => {
     const call = calls.get(result.id);
-    const { value, redacted } = redactValue(canonicalContent(result.content), bundle.redact);
+    const { hash, redacted } = hashResult(result.content, bundle.redact);
     const entry: ToolResultEvidence = {
       tool_call_id: result.id,
-      result_hash: hashLenient(value),
+      result_hash: hash,
       is_error: result.isError,
       elapsed_ms: null,
     };
-    if (call !== undefined) {
-      // As `decideCall` does: the arguments parsed once, then normalized.
-      entry.action_id = normalizeAction(
-        { name: call.name, arguments: parseArguments(call.arguments) },
-        { identity, metaTools: bundle.metaTools, redact: bundle.redact },
-      ).action_id;
-    }
+    const actionId = call && echoedActionId(call, bundle, identity);
+    if (actionId !== undefined) entry.action_id = actionId;
     if (redacted.length > 0) entry.redacted_result = redacted;
     return entry;
   });
@@ -96,6 +91,26 @@ export function readToolResults(
 
 function isAssistant(message: JsonValue | undefined): boolean {
   return isJsonObject(message) && message.role === 'assistant';
+}
+
+/**
+ * The call's action id as `decideCall` computed it (the arguments parsed once, then
+ * normalized); undefined for arguments nested too deeply to walk, which no released call had.
+ */
+function echoedActionId(
+  call: EchoedCall,
+  bundle: Pick<CompiledBundle, 'metaTools' | 'redact'>,
+  identity: ActionIdentity | undefined,
+): string | undefined {
+  try {
+    return normalizeAction(
+      { name: call.name, arguments: parseArguments(call.arguments) },
+      { identity, metaTools: bundle.metaTools, redact: bundle.redact },
+    ).action_id;
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return undefined;
+  }
 }
 
 /** An OpenAI `role: "tool"` message as a result; legacy `role: "function"` ones carry no id. */
@@ -113,6 +128,26 @@ function anthropicResults(message: JsonObject, found: FoundResult[], max: number
     if (!isJsonObject(block) || block.type !== 'tool_result') continue;
     if (typeof block.tool_use_id !== 'string') continue;
     found.push({ id: block.tool_use_id, content: block.content, isError: block.is_error === true });
+  }
+}
+
+/**
+ * The canonical, redacted hash of a result's content. A result nested too deeply to walk (JSON
+ * text of 100,000 nested arrays parses, but redacting or hashing it overflows the stack) is
+ * the agent's business, not a reason to refuse its request: JSON text is then hashed as the
+ * string it is, anything else as a marker.
+ */
+function hashResult(
+  content: JsonValue | undefined,
+  redact: ReadonlyArray<string>,
+): { hash: Sha256Hash; redacted: string[] } {
+  try {
+    const { value, redacted } = redactValue(canonicalContent(content), redact);
+    return { hash: hashLenient(value), redacted };
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    const text = typeof content === 'string' ? content : 'toolgate:result-too-deep';
+    return { hash: hashLenient(text), redacted: [] };
   }
 }
 
