@@ -61,6 +61,23 @@ async function send(tools: string[], user: string): Promise<void> {
   await response.body?.cancel();
 }
 
+type ToolCallMessage = { role: string; tool_calls?: Array<{ id: string }> };
+
+/** One chat completion through the gateway with the `search_code` tool (answer unread). */
+async function chat(messages: unknown[]): Promise<Response> {
+  const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${UPSTREAM_KEY}`,
+      'x-user-id': 'dev-1',
+    },
+    body: JSON.stringify({ model: 'gpt-4o-mini', messages, tools: openAITools(['search_code']) }),
+  });
+  expect(response.status).toBe(200);
+  return response;
+}
+
 beforeAll(async () => {
   [stack, browser, mock] = await Promise.all([
     startConsoleStack(),
@@ -216,6 +233,46 @@ describe('console pages on real data', () => {
     expect(await never.getAttribute('class')).toContain('row-stale');
     await expectAccessible(page, 'gateways');
     await screenshot(page, '16-gateways');
+  });
+
+  it('follows a tool call to the receipt of its result and back', async () => {
+    const user = {
+      role: 'user',
+      content: 'mock: {"call":"search_code","arguments":{"q":"retry"}}',
+    };
+    const turn1 = await chat([user]);
+    const message = ((await turn1.json()) as { choices: Array<{ message: ToolCallMessage }> })
+      .choices[0]?.message;
+    const callId = message?.tool_calls?.[0]?.id ?? '';
+    expect(callId).not.toBe('');
+    const turn2 = await chat([
+      user,
+      message,
+      { role: 'tool', tool_call_id: callId, content: '{"hits": 1}' },
+    ]);
+    await turn2.body?.cancel();
+    const [first, second] = [turn1, turn2].map((r) => r.headers.get('x-toolgate-receipt-id'));
+    await until(
+      async () =>
+        (await stack.api.operator.call('receipts.list', { query: { gateway: 'edge-1' } })).items
+          .length >= 6,
+      20_000,
+      'the gateway shipped both turns',
+    );
+    await page.goto(`${stack.console.url}/receipts/${first}`);
+    await page
+      .getByRole('table', { name: 'Tool calls' })
+      .getByRole('link', { name: 'result →' })
+      .click();
+    await page.waitForURL(new RegExp(`/receipts/${second}$`));
+    const results = page.getByRole('table', { name: 'Tool results' });
+    const row = results.getByRole('row', { name: new RegExp(callId) });
+    await row.getByText('ok', { exact: true }).waitFor();
+    expect(await row.getByText('unknown').count()).toBe(0);
+    await expectAccessible(page, 'receipt with tool results');
+    await screenshot(page, '16b-receipt-tool-results');
+    await row.getByRole('link', { name: '← call' }).click();
+    await page.waitForURL(new RegExp(`/receipts/${first}$`));
   });
 
   it('creates an identity, issues a token shown once, revokes it; the audit log records it', async () => {

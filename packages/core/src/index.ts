@@ -17,6 +17,7 @@ export * from './engine/name-pattern.ts';
 export * from './engine/provider-names.ts';
 export * from './engine/redact.ts';
 export * from './engine/token-buckets.ts';
+export * from './engine/tool-results.ts';
 export * from './errors.ts';
 export * from './hash/hash.ts';
 export * from './json/canonical-json.ts';

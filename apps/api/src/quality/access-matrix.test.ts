@@ -66,6 +66,7 @@ const EXPECTED_ACCESS: Record<RouteName, string> = {
   'receipts.ingest': 'gateway(own)',
   'receipts.list': 'operator auditor',
   'receipts.get': 'operator auditor',
+  'receipts.toolLinks': 'operator auditor',
   'receipts.verify': 'operator auditor',
   'receipts.putSchema': 'operator gateway',
   'receipts.getSchema': 'operator auditor gateway',

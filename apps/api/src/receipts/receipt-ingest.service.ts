@@ -18,6 +18,7 @@ import {
 } from '@toolgate/core';
 import type { z } from 'zod';
 import { receiptColumns } from './receipt-columns.ts';
+import { toolLinksOf } from './receipt-tool-links.ts';
 import {
   type ChainState,
   type NewReceiptRow,
@@ -324,7 +325,8 @@ function linkBatch(
       standIns.push({ id, seq, receivedAt: standIn.received_at, hash, standIn });
     } else {
       const columns = receiptColumns(item.receipt);
-      rows.push({ ...columns, seq, body: item.body, toolSetHash: item.toolSetHash });
+      const toolLinks = toolLinksOf(item.receipt);
+      rows.push({ ...columns, seq, body: item.body, toolSetHash: item.toolSetHash, toolLinks });
     }
     results.push({ id, result: 'created' });
     known.set(id, hash);

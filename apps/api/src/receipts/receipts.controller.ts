@@ -5,6 +5,7 @@ import { Route } from '../common/route.decorator.ts';
 import { ChainVerifyService } from './chain-verify.service.ts';
 import { ReceiptIngestService } from './receipt-ingest.service.ts';
 import { ReceiptQueryService } from './receipt-query.service.ts';
+import { ReceiptToolLinksService } from './receipt-tool-links.service.ts';
 
 type IdParams = z.infer<NonNullable<(typeof ROUTES)['receipts.get']['params']>>;
 
@@ -14,6 +15,7 @@ export class ReceiptsController {
     @Inject(ReceiptIngestService) private readonly ingestion: ReceiptIngestService,
     @Inject(ReceiptQueryService) private readonly queries: ReceiptQueryService,
     @Inject(ChainVerifyService) private readonly chains: ChainVerifyService,
+    @Inject(ReceiptToolLinksService) private readonly toolLinks: ReceiptToolLinksService,
   ) {}
 
   @Route('receipts.ingest')
@@ -33,6 +35,11 @@ export class ReceiptsController {
   @Route('receipts.get')
   get(@Param({ schema: ROUTES['receipts.get'].params }) params: IdParams) {
     return this.queries.get(params.id);
+  }
+
+  @Route('receipts.toolLinks')
+  links(@Param({ schema: ROUTES['receipts.toolLinks'].params }) params: IdParams) {
+    return this.toolLinks.linksOf(params.id);
   }
 
   @Route('receipts.verify')

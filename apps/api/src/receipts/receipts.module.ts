@@ -5,6 +5,8 @@ import { ReceiptIngestService } from './receipt-ingest.service.ts';
 import { ReceiptListRepository } from './receipt-list.repository.ts';
 import { ReceiptPartitionsService } from './receipt-partitions.service.ts';
 import { ReceiptQueryService } from './receipt-query.service.ts';
+import { ReceiptToolLinksRepository } from './receipt-tool-links.repository.ts';
+import { ReceiptToolLinksService } from './receipt-tool-links.service.ts';
 import { ReceiptsController } from './receipts.controller.ts';
 import { ReceiptsRepository } from './receipts.repository.ts';
 import { SchemaStoreService } from './schema-store.service.ts';
@@ -21,9 +23,11 @@ import { SchemasRepository } from './schemas.repository.ts';
     ReceiptsRepository,
     ReceiptListRepository,
     ChainLinksRepository,
+    ReceiptToolLinksRepository,
     SchemasRepository,
     ReceiptIngestService,
     ReceiptQueryService,
+    ReceiptToolLinksService,
     ChainVerifyService,
     SchemaStoreService,
     ReceiptPartitionsService,

@@ -12,6 +12,7 @@ import {
 import pg from 'pg';
 import { PrismaService } from '../database/prisma.service.ts';
 import type { ReceiptColumns } from './receipt-columns.ts';
+import type { ToolLinkRow } from './receipt-tool-links.ts';
 
 /** The last stored receipt of a gateway: what the next one must point to. */
 export interface ChainHead {
@@ -35,6 +36,8 @@ export interface NewReceiptRow extends ReceiptColumns {
   body: string;
   /** The tool set a v2 receipt references; null for v1 (tool set inline). */
   toolSetHash: string | null;
+  /** Its calls and results, for the call-to-result links (receipt-tool-links.ts). */
+  toolLinks?: ReadonlyArray<ToolLinkRow>;
 }
 
 /**
@@ -298,6 +301,7 @@ function insertStatement(
     column((row) => row.hash),
     column((row) => row.toolSetHash),
     rows.map((row) => row.body).join(RECORD_SEPARATOR),
+    ...toolLinkColumns(rows),
   ];
   const text = `
     WITH u AS MATERIALIZED (
@@ -313,6 +317,13 @@ function insertStatement(
     ), links AS (
       INSERT INTO receipt_links (id, gateway, seq, received_at, hash)
       SELECT u.id, $1, u.seq, u.received_at, u.hash FROM u
+    ), tool_links AS (
+      INSERT INTO receipt_tool_calls (receipt_id, role, tool_call_id, action_id, gateway,
+        received_at)
+      SELECT t.receipt_id, t.role, t.tool_call_id, t.action_id, $1, t.received_at
+      FROM ROWS FROM (unnest($21::text[]), unnest($22::text[]), unnest($23::text[]),
+        unnest($24::text[]), unnest($25::timestamptz[]))
+        AS t(receipt_id, role, tool_call_id, action_id, received_at)
     )
     INSERT INTO receipts (id, gateway, seq, received_at, surface, model, stream, status, outcome,
       identity_human, identity_service, identity_session, binding, tools, rules, policies,
@@ -323,6 +334,28 @@ function insertStatement(
       u.body::jsonb
     FROM u`;
   return { text, values };
+}
+
+/**
+ * The batch's call-to-result link rows as five parallel array literals ($21–$25), flattened
+ * across receipts: they ride in the receipts' statement (no extra round trip per batch).
+ */
+function toolLinkColumns(rows: ReadonlyArray<NewReceiptRow>): string[] {
+  const receiptIds: string[] = [];
+  const roles: string[] = [];
+  const toolCallIds: string[] = [];
+  const actionIds: string[] = [];
+  const receivedAts: string[] = [];
+  for (const row of rows) {
+    for (const link of row.toolLinks ?? []) {
+      receiptIds.push(row.id);
+      roles.push(link.role);
+      toolCallIds.push(link.toolCallId);
+      actionIds.push(link.actionId);
+      receivedAts.push(row.receivedAt);
+    }
+  }
+  return [receiptIds, roles, toolCallIds, actionIds, receivedAts].map(arrayLiteral);
 }
 
 const UNIQUE_VIOLATION = '23505';

@@ -135,6 +135,8 @@ export async function runEval(options: EvalOptions): Promise<Record<string, unkn
     mediation: result,
     outcome: { status: 200 },
     ...(evidence ? { response: evidence } : {}),
+    // No release clock here: elapsed_ms stays null.
+    toolResults: result.toolResults,
   });
   return {
     providerRequest: result.body,

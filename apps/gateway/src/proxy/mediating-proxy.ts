@@ -26,6 +26,7 @@ import type { ActiveBundle, BundleStore } from '../bundle/bundle-store.ts';
 import type { CallGates } from '../calls/call-gates.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
+import { ReleasedCalls } from '../receipts/released-calls.ts';
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 import { type AgentBody, readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
 import { readAgentIdentity, UnreadableIdentityError } from './agent-identity.ts';
@@ -91,6 +92,8 @@ export class MediatingProxy {
   private readonly now: () => number;
   /** Parses requests, reusing the work for tool lists seen before (agents resend them). */
   private readonly parser = new RequestParser();
+  /** When each allowed call reached its agent: times its result in the next turn's receipt. */
+  private readonly released = new ReleasedCalls();
 
   constructor(private readonly deps: ProxyDependencies) {
     this.now = deps.now ?? Date.now;
@@ -339,6 +342,7 @@ export class MediatingProxy {
     }
     this.deps.metrics.requests.inc({ surface, status: String(status) });
     if (!reply.destroyed) reply.end(tail);
+    if (recorded.ok && !error && !reply.destroyed) this.released.release(evidence, this.now());
   }
 
   /** Spools the receipt, then answers `payload` with the finished request's status. */
@@ -360,6 +364,7 @@ export class MediatingProxy {
     const headers = finished.headers ?? {};
     headers[RECEIPT_HEADER] = record.id;
     sendJson(reply, status, payload, headers);
+    this.released.release(finished.evidence, this.now());
   }
 
   /** The provider could not be reached, or failed before answering: a provider-style error. */
@@ -457,6 +462,7 @@ export class MediatingProxy {
       mediation: record.mediation,
       outcome: { status: finished.status, ...(finished.error ? { error: finished.error } : {}) },
       ...(finished.evidence ? { response: finished.evidence } : {}),
+      toolResults: this.released.elapsed(record.mediation.toolResults, record.receivedAt),
     };
   }
 

@@ -195,6 +195,22 @@ export type ChainVerifyQuery = z.infer<typeof ChainVerifyQuery>;
 
 const SchemaHashParams = z.object({ hash: Sha256 });
 
+/**
+ * One link between a tool call and its result, seen from a receipt: `side` is the receipt's own
+ * (`call`: it released the call, and `receipt` carries the result, from the agent's next
+ * request; `result`: it carries the result, and `receipt` released the call). A call and a
+ * result link when they share the call id and the action id (same tool, arguments, identity).
+ */
+export const ReceiptToolLink = z.object({
+  toolCallId: z.string(),
+  side: z.enum(['call', 'result']),
+  /** The other receipt's id. */
+  receipt: z.string(),
+  gateway: z.string(),
+  receivedAt: z.string(),
+});
+export type ReceiptToolLink = z.infer<typeof ReceiptToolLink>;
+
 export const receiptRouteTable = {
   ingest: route({
     method: 'POST',
@@ -235,6 +251,15 @@ export const receiptRouteTable = {
     access: READERS,
     params: z.object({ id: z.string().min(1).max(128) }),
     response: z.object({ seq: z.string(), receipt: Receipt }),
+  }),
+  toolLinks: route({
+    method: 'GET',
+    path: `${API_PREFIX}/receipts/{id}/tool-links`,
+    tag: 'Receipts',
+    summary: "Links from a receipt's tool calls to the receipts holding their results, and back",
+    access: READERS,
+    params: z.object({ id: z.string().min(1).max(128) }),
+    response: z.object({ items: z.array(ReceiptToolLink) }),
   }),
   verify: route({
     method: 'GET',

@@ -33,6 +33,7 @@ import { createResponseContext, type MediatedTool } from './response-decisions.t
 import { anthropicMessagesAdapter } from './surfaces/anthropic-messages.ts';
 import { openAIChatAdapter } from './surfaces/openai-chat.ts';
 import { openAIFunctionsAdapter } from './surfaces/openai-functions.ts';
+import { readToolResults, type ToolResults } from './tool-results.ts';
 import { appendDescription, mergeSchema, replacementParts } from './tool-schema.ts';
 
 export interface MediationInput {
@@ -67,6 +68,8 @@ export interface MediationResult {
   policies: ReadonlyArray<PolicyRevisionRef>;
   /** What the response side needs: name mapping, blocking, hosted-event mapping. */
   response: ResponseContext;
+  /** Results of earlier calls the agent sent back since the last assistant turn (tool-results.ts). */
+  toolResults: ToolResults;
 }
 
 const ADAPTERS: Record<Surface, SurfaceAdapter> = {
@@ -145,6 +148,7 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
       facts,
       fidelityOf: (tool) => catalog.fidelity.get(tool) ?? 'opaque',
     }),
+    toolResults: readToolResults(bundle, input.surface, body, facts.identity),
   };
 }
 

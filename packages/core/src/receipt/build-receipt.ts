@@ -1,8 +1,10 @@
 import type { MediationResult } from '../engine/mediate-request.ts';
+import type { ToolResults } from '../engine/tool-results.ts';
 import { RECEIPT_LIMITS } from './receipt-limits.ts';
 import type { ReceiptBody, ReceiptIdentity, ResponseEvidence } from './receipt-schema.ts';
 import { storableEvidence } from './storable-evidence.ts';
 import { StorableNotes } from './storable-text.ts';
+import { storableToolResults } from './storable-tool-results.ts';
 
 /** Everything a receipt records about one gateway request. Clock and ids come from the caller. */
 export interface ReceiptInput {
@@ -20,6 +22,11 @@ export interface ReceiptInput {
   >;
   outcome: { status: number; error?: string };
   response?: ResponseEvidence;
+  /**
+   * Results of earlier calls the agent sent back (`MediationResult.toolResults`), with
+   * `elapsed_ms` filled by the caller where it knows when it released the call.
+   */
+  toolResults?: ToolResults;
 }
 
 /**
@@ -42,10 +49,17 @@ export function buildReceiptBody(input: ReceiptInput): ReceiptBody {
       ? undefined
       : notes.text('outcome.error', input.outcome.error, RECEIPT_LIMITS.errorMessage, true);
   const response = input.response ? storableEvidence(input.response, notes) : undefined;
+  const tool_results = storableToolResults(input.toolResults, notes);
   const redacted_paths = [...notes.redacted];
   response?.tool_calls.forEach((call, index) => {
     for (const path of call.redacted_arguments ?? []) {
       redacted_paths.push(`response.tool_calls[${index}].arguments.${path}`);
+    }
+  });
+  tool_results?.forEach((result, index) => {
+    for (const path of result.redacted_result ?? []) {
+      const sep = path.startsWith('[') ? '' : '.';
+      redacted_paths.push(`tool_results[${index}].result${sep}${path}`);
     }
   });
   if (redacted_paths.length > RECEIPT_LIMITS.redactedPaths) {
@@ -70,6 +84,7 @@ export function buildReceiptBody(input: ReceiptInput): ReceiptBody {
     ...(mediation.mediation ? { wardwright_tool_mediation: mediation.mediation } : {}),
     tools: mediation.tools,
     ...(response ? { response } : {}),
+    ...(tool_results ? { tool_results } : {}),
     redacted_paths,
     ...(notes.truncated.length > 0 ? { truncated_paths: notes.truncated } : {}),
   };

@@ -44,6 +44,16 @@ export const RECEIPT_LIMITS = {
    * past it are dropped and the list is named in `truncated_paths`.
    */
   responseEvidenceBytes: 32 * 1024,
+  /**
+   * Tool results (agent) recorded per request: an agent may send back many parallel results,
+   * which the provider judges, so past it the rest are not recorded (`tool_results` is named in
+   * `truncated_paths`) rather than the request refused.
+   */
+  toolResults: 64,
+  /** A result's `tool_call_id` (agent, echoing the provider's id): cut to this, as the call's id is. */
+  toolCallId: 256,
+  /** UTF-8 bytes of `tool_results` (as JSON) kept: entries past it are dropped, as evidence is. */
+  toolResultsBytes: 16 * 1024,
 } as const;
 
 /**
@@ -51,7 +61,7 @@ export const RECEIPT_LIMITS = {
  * revisions (operator data: {@link STORED_RECEIPT_BYTES_PER_POLICY} each). Worst case: every
  * bounded field full of characters JSON escapes as `\u00XX` (6 bytes each).
  */
-export const MAX_STORED_RECEIPT_BYTES = 96 * 1024;
+export const MAX_STORED_RECEIPT_BYTES = 112 * 1024;
 export const STORED_RECEIPT_BYTES_PER_POLICY = 512;
 
 /**

@@ -134,6 +134,32 @@ export const ResponseEvidence = z.object({
 });
 export type ResponseEvidence = z.infer<typeof ResponseEvidence>;
 
+/**
+ * The result of an earlier tool call, as the agent sent it back in this request (OpenAI `role:
+ * tool` messages, Anthropic `tool_result` blocks after the last assistant turn).
+ */
+export const ToolResultEvidence = z.object({
+  /** The call's id as the agent sent it (`tool_call_id`, `tool_use_id`). */
+  tool_call_id: z.string(),
+  /**
+   * The call's AARM action id, computed as the response side did when it released the call;
+   * absent when the conversation holds no assistant call with this id.
+   */
+  action_id: z.string().optional(),
+  /** sha256 over the canonical result (JSON text parsed, redacted as arguments are). */
+  result_hash: SchemaHash,
+  /** Anthropic's `is_error`; OpenAI results carry no such flag (`false`). */
+  is_error: z.boolean(),
+  /**
+   * Milliseconds from the gateway releasing the call to the agent to receiving this request;
+   * null when the gateway cannot know (it did not release the call, or restarted since).
+   */
+  elapsed_ms: z.number().nonnegative().nullable(),
+  /** Result paths redacted before hashing (as `redacted_arguments` for a call's arguments). */
+  redacted_result: z.array(z.string()).optional(),
+});
+export type ToolResultEvidence = z.infer<typeof ToolResultEvidence>;
+
 /** What the request's headers (`x-user-id`, `x-service-id`, `x-session-id`) said. */
 export const ClaimedIdentity = z.object({
   human: z.string().optional(),
@@ -196,6 +222,11 @@ export const ReceiptBody = z.object({
   wardwright_tool_mediation: ToolMediationBlock.optional(),
   tools: z.array(ToolRecord),
   response: ResponseEvidence.optional(),
+  /**
+   * Results of earlier calls the agent sent back in this request; absent when there are none
+   * (older receipts, without the field, hash as they always did).
+   */
+  tool_results: z.array(ToolResultEvidence).optional(),
   /**
    * Paths whose values were redacted before hashing (e.g. `tool_calls[0].arguments.token`), or
    * because they looked like a credential (`model`, `identity.session`).

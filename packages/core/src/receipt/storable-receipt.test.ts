@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { mediateRequest } from '../engine/mediate-request.ts';
 import { anthropicRequest, bundleOf, openAIRequest, openAITool } from '../engine/test-fixtures.ts';
 import { ValidationError } from '../errors.ts';
-import type { ToolCallEvidence } from '../index.ts';
+import type { ToolCallEvidence, ToolResults } from '../index.ts';
 import { isWellFormedString } from '../json/well-formed-text.ts';
 import { buildReceiptBody, type ReceiptInput } from './build-receipt.ts';
 import { chainReceiptJson } from './chain.ts';
@@ -78,6 +78,21 @@ function hostileEvidence(text: string, count: number): ResponseEvidence {
   };
 }
 
+/** Results an agent sent back, with ids as long as the text: the receipt cuts both. */
+function hostileResults(text: string, count: number): ToolResults {
+  return {
+    truncated: true,
+    entries: Array.from({ length: count }, (_, i) => ({
+      tool_call_id: `${text}${i}`,
+      action_id: `act_${'c'.repeat(32)}`,
+      result_hash: `sha256:${'d'.repeat(64)}`,
+      is_error: true,
+      elapsed_ms: Number.MAX_SAFE_INTEGER,
+      redacted_result: Array.from({ length: 50 }, () => text),
+    })),
+  };
+}
+
 function storedBytes(body: ReceiptBody): number {
   return Buffer.byteLength(chainReceiptJson(body, null).json, 'utf8');
 }
@@ -95,9 +110,11 @@ describe('a receipt from hostile provider output', () => {
           },
           outcome: { status: 502, error: text },
           response: hostileEvidence(text, 1000),
+          toolResults: hostileResults(text, 1000),
         }),
       );
       expect(ReceiptBody.parse(body)).toEqual(body);
+      expect(body.truncated_paths).toContain('tool_results');
       const bound = MAX_STORED_RECEIPT_BYTES + STORED_RECEIPT_BYTES_PER_POLICY;
       expect(storedBytes(body)).toBeLessThanOrEqual(bound);
       expect(body.truncated_paths).toContain('response.tool_calls');

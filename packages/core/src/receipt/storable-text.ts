@@ -50,8 +50,8 @@ export class StorableNotes {
   }
 }
 
-/** Lists cut as a whole at most once each: tool calls, hosted events, redacted paths. */
-const WHOLE_LIST_CUTS = 3;
+/** Lists cut as a whole at most once each: tool calls, hosted events, tool results, redacted paths. */
+const WHOLE_LIST_CUTS = 4;
 
 /** The first `limit` code units of `text`, one fewer when that would split a surrogate pair. */
 function cutAt(text: string, limit: number): string {

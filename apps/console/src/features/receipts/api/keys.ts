@@ -6,6 +6,7 @@ export const receiptKeys = {
   lists: () => [...receiptKeys.all, 'list'] as const,
   list: (filters: ReceiptFilters) => [...receiptKeys.lists(), filters] as const,
   detail: (id: string) => [...receiptKeys.all, 'detail', id] as const,
+  toolLinks: (id: string) => [...receiptKeys.all, 'tool-links', id] as const,
   chain: (gateway: string) => [...receiptKeys.all, 'chain', gateway] as const,
   schema: (hash: string) => ['schemas', hash] as const,
 };

@@ -8,6 +8,7 @@ import { useChainVerification } from '../api/verify-chain.ts';
 import { IdentityBinding } from './identity-binding.tsx';
 import { SchemaDiff } from './schema-diff.tsx';
 import { toolChanges } from './tool-changes.ts';
+import { CallResultLink, ToolResultsSection } from './tool-results.tsx';
 
 /** One receipt in full: mediation, tools before/after with schema diffs, evidence, chain. */
 export function ReceiptPage() {
@@ -31,6 +32,7 @@ export function ReceiptPage() {
           <MediationSection receipt={r} />
           <ToolsSection receipt={r} />
           <ResponseSection receipt={r} />
+          <ToolResultsSection receipt={r} />
           <ChainSection receipt={r} seq={seq} />
         </>
       )}
@@ -262,6 +264,7 @@ function ResponseSection({ receipt: r }: { receipt: Receipt }) {
                   <th scope="col">State</th>
                   <th scope="col">Reason</th>
                   <th scope="col">Arguments hash</th>
+                  <th scope="col">Result</th>
                 </tr>
               </thead>
               <tbody>
@@ -281,6 +284,13 @@ function ResponseSection({ receipt: r }: { receipt: Receipt }) {
                     <td>{call.reason ?? '—'}</td>
                     <td>
                       <HashBadge hash={call.arguments_hash} label="arguments" />
+                    </td>
+                    <td>
+                      {call.policy_state === 'allowed' ? (
+                        <CallResultLink receipt={r} callId={call.id} />
+                      ) : (
+                        '—'
+                      )}
                     </td>
                   </tr>
                 ))}
