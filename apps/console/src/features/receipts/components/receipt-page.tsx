@@ -5,6 +5,7 @@ import { PageHeader, Section } from '../../../shared/ui/page.tsx';
 import { Empty, Loading, QueryView } from '../../../shared/ui/states.tsx';
 import { useReceipt } from '../api/get-receipt.ts';
 import { useChainVerification } from '../api/verify-chain.ts';
+import { CALL_TONE, CallDecisionCell } from './call-decision.tsx';
 import { IdentityBinding } from './identity-binding.tsx';
 import { SchemaDiff } from './schema-diff.tsx';
 import { toolChanges } from './tool-changes.ts';
@@ -263,6 +264,7 @@ function ResponseSection({ receipt: r }: { receipt: Receipt }) {
                   <th scope="col">Tool</th>
                   <th scope="col">State</th>
                   <th scope="col">Reason</th>
+                  <th scope="col">Decision</th>
                   <th scope="col">Arguments hash</th>
                   <th scope="col">Result</th>
                 </tr>
@@ -277,11 +279,12 @@ function ResponseSection({ receipt: r }: { receipt: Receipt }) {
                       ) : null}
                     </th>
                     <td>
-                      <Pill tone={call.policy_state === 'allowed' ? 'good' : 'bad'}>
-                        {call.policy_state}
-                      </Pill>
+                      <Pill tone={CALL_TONE[call.policy_state]}>{call.policy_state}</Pill>
                     </td>
                     <td>{call.reason ?? '—'}</td>
+                    <td>
+                      <CallDecisionCell decision={call.decision} />
+                    </td>
                     <td>
                       <HashBadge hash={call.arguments_hash} label="arguments" />
                     </td>
