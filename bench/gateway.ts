@@ -1,6 +1,5 @@
 import { readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mediateRequest } from '@toolgate/core';
@@ -9,7 +8,6 @@ import { Client } from 'undici';
 import { fiftyToolRequest, tenRuleBundle } from './core-mediation.ts';
 import {
   type CallTimeTargets,
-  callTimeReport,
   measureApprovalPropagation,
   measureCallTimeLatency,
   type PropagationResult,
@@ -30,10 +28,21 @@ import {
   measureLatency,
   measureThroughput,
   measureTtft,
-  type ThroughputResult,
-  type TtftResult,
 } from './gateway/phases.ts';
+import {
+  CONCURRENCY,
+  FSYNC_PER_REQUEST,
+  LATENCY_ITERATIONS,
+  LATENCY_ROUNDS,
+  NO_RECEIPTS,
+  THROUGHPUT_MS,
+  THROUGHPUT_ROUNDS,
+  TTFT_ITERATIONS,
+  TTFT_ROUNDS,
+  TTFT_SCRIPT,
+} from './gateway/plan.ts';
 import { Processes } from './gateway/processes.ts';
+import { type ReceiptCounters, report } from './gateway/report.ts';
 import {
   startBareProxy,
   startMockProvider,
@@ -41,22 +50,6 @@ import {
   type ToolgateStack,
 } from './gateway/toolgate-stack.ts';
 import type { BenchResult } from './measure.ts';
-
-const LATENCY_ROUNDS = 5;
-const LATENCY_ITERATIONS = 400;
-const THROUGHPUT_ROUNDS = 3;
-const THROUGHPUT_MS = 3000;
-const CONCURRENCY = 64;
-const TTFT_ROUNDS = 5;
-/**
- * The mock's 2 ms pause before the first content delta is a libuv timer, which has millisecond
- * resolution: each stream's first token comes 1–3 ms after its headers, whichever proxy is in
- * between. At 30 streams a round that noise alone moved a target's median by ±0.1 ms from run
- * to run; 100 brings it to about ±0.05 ms.
- */
-const TTFT_ITERATIONS = 100;
-/** Streamed reply: a few words, 2 ms apart, so a gateway that buffered the stream would show. */
-const TTFT_SCRIPT = { text: 'Retries are configured per client.', chunkDelayMs: 2 };
 
 /**
  * `request` streamed, with the mock scripted (through the last user message, which every proxy
@@ -74,19 +67,6 @@ export function streamedRequestBody(request: Record<string, unknown>): string {
 }
 const SPOOL_DRAIN_MS = 20_000;
 
-const TARGET_P99_VS_PORTKEY = 0.5;
-const TARGET_RPS_VS_PORTKEY = 2;
-const TARGET_P50_VS_BARE = 2;
-const TARGET_RECEIPTS_SHARE = 0.1;
-const TARGET_TTFT_MS = 1;
-
-/** Toolgate with `RECEIPTS=off`: only there to measure what receipts cost. */
-const NO_RECEIPTS = 'tg receipts off';
-/**
- * Toolgate with `SPOOL_FSYNC=request` (an fsync before every answer, not the default): measured
- * at concurrency 1 only, to show what that durability setting costs on this disk.
- */
-const FSYNC_PER_REQUEST = 'tg fsync=request';
 /** The targets that mediate (the mock sees the ten rules' result, not 50 tools). */
 const TOOLGATE_TARGETS = new Set(['toolgate', NO_RECEIPTS, FSYNC_PER_REQUEST]);
 
@@ -353,154 +333,11 @@ async function drainSpool(gatewayUrl: string): Promise<string | undefined> {
     : `after the block: ${initial} spooled receipts shipped in ${seconds.toFixed(1)} s (${rate})`;
 }
 
-async function receiptCounters(gatewayUrl: string) {
+async function receiptCounters(gatewayUrl: string): Promise<ReceiptCounters> {
   return {
     requests: (await metricValue(gatewayUrl, 'toolgate_gateway_requests_total')) ?? 0,
     shipped: (await metricValue(gatewayUrl, 'toolgate_gateway_shipped_receipts_total')) ?? 0,
     depth: (await metricValue(gatewayUrl, 'toolgate_gateway_spool_depth')) ?? 0,
     dropped: (await metricValue(gatewayUrl, 'toolgate_gateway_spool_dropped')) ?? 0,
-  };
-}
-
-interface Report {
-  latency: Map<string, LatencyResult>;
-  throughput: Map<string, ThroughputResult>;
-  ttft: Map<string, TtftResult>;
-  streamNotes: string[];
-  toolgateError: string | undefined;
-  receipts: Awaited<ReturnType<typeof receiptCounters>> | undefined;
-  fsync: { p50: number; p99: number };
-  portkeyVersion: string;
-  bodyBytes: number;
-  mediatedTools: number;
-  callTime?: { latency: Map<string, LatencyResult>; propagation: PropagationResult | undefined };
-}
-
-function report(r: Report): BenchResult {
-  const ms = (value: number | undefined) => (value === undefined ? '—' : `${value.toFixed(3)} ms`);
-  const pad = (text: string, width: number) => text.padStart(width);
-  const lines: string[] = [];
-  const cpu = cpus();
-  lines.push(
-    `machine: Node ${process.version}, ${cpu.length}× ${cpu[0]?.model.trim() ?? 'unknown CPU'}; every server is its own process, the load generator is this one`,
-    `request: POST /v1/chat/completions, ${(r.bodyBytes / 1024).toFixed(1)} KiB, 50 tools; mock answers at once (no added latency)`,
-    `toolgate: 10 rules (the mock sees ${r.mediatedTools} of 50 tools), receipts on (the default SPOOL_FSYNC=interval: written before the answer, fsynced within 10 ms; shipped to the API)`,
-    `portkey: @portkey-ai/gateway ${r.portkeyVersion}, --headless, x-portkey-provider: openai, x-portkey-custom-host: <mock>/v1`,
-    '',
-    `concurrency 1: ${LATENCY_ROUNDS} rounds × ${LATENCY_ITERATIONS} requests per target, interleaved request by request; medians of the rounds; added = target − direct, same round`,
-    `  ${'target'.padEnd(16)}${pad('p50', 12)}${pad('p99', 12)}${pad('added p50', 12)}${pad('added p99', 12)}`,
-  );
-  for (const [name, l] of r.latency) {
-    const direct = name === 'direct';
-    lines.push(
-      `  ${name.padEnd(16)}${pad(ms(l.p50), 12)}${pad(ms(l.p99), 12)}${pad(direct ? '—' : ms(l.addedP50), 12)}${pad(direct ? '—' : ms(l.addedP99), 12)}`,
-    );
-  }
-  lines.push(
-    '',
-    `concurrency ${CONCURRENCY}: ${THROUGHPUT_ROUNDS} rounds × ${THROUGHPUT_MS / 1000} s per target, order rotated; medians of the rounds; CPU/req = the server process's own CPU (direct: the mock; a proxy: the proxy alone)`,
-    `  ${'target'.padEnd(16)}${pad('req/s', 10)}${pad('CPU/req', 15)}   rounds`,
-  );
-  for (const [name, t] of r.throughput) {
-    const cpuText =
-      t.cpuMsPerRequest === undefined ? '—' : `${(t.cpuMsPerRequest * 1000).toFixed(0)} µs`;
-    const errors = t.errors > 0 ? `, ${t.errors} errors (${t.firstError})` : '';
-    lines.push(
-      `  ${name.padEnd(16)}${pad(t.perSecond.toFixed(0), 10)}${pad(cpuText, 15)}   ${t.rounds.map((x) => x.toFixed(0)).join(' / ')}${errors}`,
-    );
-    for (const note of t.notes) lines.push(`  ${''.padEnd(16)}${note}`);
-  }
-  if (r.receipts) {
-    lines.push(
-      `  toolgate receipts: ${r.receipts.requests} requests, ${r.receipts.shipped} receipts shipped to the API, ${r.receipts.depth} still spooled, ${r.receipts.dropped} dropped`,
-    );
-  }
-  lines.push(
-    '',
-    `streaming: ${TTFT_ROUNDS} rounds × ${TTFT_ITERATIONS} streams per target, interleaved; TTFT = first non-empty content delta (mock script ${JSON.stringify(TTFT_SCRIPT)})`,
-  );
-  for (const [name, t] of r.ttft) {
-    lines.push(
-      `  ${name.padEnd(16)} p50 ${ms(t.p50)}, p99 ${ms(t.p99)}${name === 'direct' ? '' : `, added p50 ${ms(t.addedP50)}`}`,
-    );
-  }
-  for (const note of r.streamNotes) lines.push(`  ${note}`);
-  if (r.callTime) {
-    lines.push(
-      '',
-      'call-time rules: 10 tools, the mock answers 3 calls the rules match; same rounds as above',
-    );
-    for (const [name, l] of r.callTime.latency) {
-      if (name === 'direct') continue;
-      lines.push(
-        `  ${name.padEnd(18)} p50 ${ms(l.p50)}, added p50 ${ms(l.addedP50)}, added p99 ${ms(l.addedP99)}`,
-      );
-    }
-  }
-
-  lines.push('', 'targets:');
-  let passed = true;
-  const verdict = (ok: boolean) => {
-    if (!ok) passed = false;
-    return ok ? 'PASS' : 'FAIL';
-  };
-  const tg = r.latency.get('toolgate');
-  const pk = r.latency.get('portkey');
-  const bare = r.latency.get('bare proxy');
-  const tgRps = r.throughput.get('toolgate');
-  const pkRps = r.throughput.get('portkey');
-  const tgTtft = r.ttft.get('toolgate');
-  if (!tg || !tgRps) {
-    passed = false;
-    lines.push(
-      `  toolgate: gateway not runnable: ${r.toolgateError ?? 'unknown'} — no Toolgate target measured`,
-    );
-  } else {
-    const label = (text: string) => `  ${text.padEnd(34)}`;
-    const p99Ratio = tg.addedP99 / (pk?.addedP99 ?? Number.NaN);
-    lines.push(
-      `${label(`added p99 ≤ ${TARGET_P99_VS_PORTKEY}× Portkey's`)}${ms(tg.addedP99)} vs ${ms(pk?.addedP99)} → ${p99Ratio.toFixed(2)}× ${verdict(p99Ratio <= TARGET_P99_VS_PORTKEY)}`,
-    );
-    const rpsRatio = tgRps.perSecond / (pkRps?.perSecond ?? Number.NaN);
-    lines.push(
-      `${label(`req/s ≥ ${TARGET_RPS_VS_PORTKEY}× Portkey's`)}${tgRps.perSecond.toFixed(0)} vs ${pkRps?.perSecond.toFixed(0)} → ${rpsRatio.toFixed(2)}× ${verdict(rpsRatio >= TARGET_RPS_VS_PORTKEY && tgRps.errors === 0)}`,
-    );
-    const p50Ratio = tg.addedP50 / (bare?.addedP50 ?? Number.NaN);
-    lines.push(
-      `${label(`added p50 ≤ ${TARGET_P50_VS_BARE}× bare proxy's`)}${ms(tg.addedP50)} vs ${ms(bare?.addedP50)} → ${p50Ratio.toFixed(2)}× ${verdict(p50Ratio <= TARGET_P50_VS_BARE)}`,
-    );
-    const off = r.latency.get(NO_RECEIPTS);
-    const share = off ? (tg.p99 - off.p99) / tg.p99 : Number.NaN;
-    lines.push(
-      `${label(`receipts cost ≤ ${TARGET_RECEIPTS_SHARE * 100}% of p99`)}p99 ${ms(tg.p99)} on vs ${ms(off?.p99)} off → ${(share * 100).toFixed(1)}% ${verdict(share <= TARGET_RECEIPTS_SHARE)}`,
-      `${label('')}floor on this disk: 2 KiB append + fdatasync p50 ${ms(r.fsync.p50)}, p99 ${ms(r.fsync.p99)} (${((r.fsync.p99 / tg.p99) * 100).toFixed(1)}% of Toolgate's p99)`,
-    );
-    const strict = r.latency.get(FSYNC_PER_REQUEST);
-    if (strict) {
-      lines.push(
-        `${label('')}with SPOOL_FSYNC=request (not a target): added p50 ${ms(strict.addedP50)}, p99 ${ms(strict.addedP99)}`,
-      );
-    }
-    if (tgTtft) {
-      lines.push(
-        `${label(`streaming adds ≤ ${TARGET_TTFT_MS} ms to TTFT`)}${ms(tgTtft.addedP50)} (median of rounds) ${verdict(tgTtft.addedP50 <= TARGET_TTFT_MS)}`,
-      );
-    } else {
-      passed = false;
-      lines.push(
-        `${label(`streaming adds ≤ ${TARGET_TTFT_MS} ms to TTFT`)}FAIL: Toolgate did not stream (see above)`,
-      );
-    }
-    if (r.callTime) {
-      lines.push(...callTimeReport(r.callTime.latency, r.callTime.propagation, label, ms, verdict));
-    } else {
-      passed = false;
-      lines.push(`${label('call-time rules')}FAIL: not measured`);
-    }
-  }
-  return {
-    name: 'gateway: direct vs bare proxy vs Portkey vs Toolgate (50 tools, 10 rules, receipts on)',
-    passed,
-    lines,
   };
 }

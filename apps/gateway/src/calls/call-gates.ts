@@ -77,12 +77,12 @@ function boundedArguments(args: unknown): {
   arguments: ToolCallApprovalSpec['arguments'];
   argumentsTruncated?: true;
 } {
-  const text = JSON.stringify(args) ?? 'null';
-  if (Buffer.byteLength(text) <= MAX_APPROVAL_ARGUMENTS_BYTES) {
+  const bytes = Buffer.byteLength(JSON.stringify(args) ?? 'null');
+  if (bytes <= MAX_APPROVAL_ARGUMENTS_BYTES) {
     return { arguments: args as ToolCallApprovalSpec['arguments'] };
   }
   return {
-    arguments: { note: `arguments of ${Buffer.byteLength(text)} bytes: see argumentsHash` },
+    arguments: { note: `arguments of ${bytes} bytes: see argumentsHash` },
     argumentsTruncated: true,
   };
 }

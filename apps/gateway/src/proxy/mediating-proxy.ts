@@ -22,12 +22,11 @@ import {
   ValidationError,
 } from '@toolgate/core';
 import type { Logger } from 'pino';
-import type { ActiveBundle, BundleStore } from '../bundle/bundle-store.ts';
+import type { BundleStore } from '../bundle/bundle-store.ts';
 import type { CallGates } from '../calls/call-gates.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { ReleasedCalls } from '../receipts/released-calls.ts';
-import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 import { type AgentBody, readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
 import { readAgentIdentity, UnreadableIdentityError } from './agent-identity.ts';
 import {
@@ -37,6 +36,12 @@ import {
   safeJson,
   upstreamFailure,
 } from './provider-errors.ts';
+import {
+  type Finished,
+  RequestReceipts,
+  type RequestRecord,
+  SPOOL_FULL,
+} from './request-receipts.ts';
 import { relayStream, streamErrorEvent } from './stream-relay.ts';
 import type { Upstreams } from './upstream.ts';
 import type { ProviderCall, UpstreamAnswer } from './upstream-answer.ts';
@@ -58,29 +63,6 @@ export interface ProxyDependencies {
   calls?: CallGates;
 }
 
-/** Everything a receipt needs about one request, filled in as the request goes. */
-interface RequestRecord {
-  id: string;
-  surface: Surface;
-  receivedAt: number;
-  started: number;
-  active: ActiveBundle;
-  identity: ReceiptIdentity;
-  mediation: MediationResult;
-  mediationMs: number;
-  /** When the provider call was sent (performance.now()). */
-  sentAt: number;
-}
-
-interface Finished {
-  status: number;
-  /** The provider's headers passed on to the agent. */
-  headers?: Record<string, string | string[]>;
-  error?: string;
-  evidence?: ResponseEvidence;
-  upstreamMs: number;
-}
-
 class IdentityRejected extends Error {}
 
 /**
@@ -94,9 +76,11 @@ export class MediatingProxy {
   private readonly parser = new RequestParser();
   /** When each allowed call reached its agent: times its result in the next turn's receipt. */
   private readonly released = new ReleasedCalls();
+  private readonly receipts: RequestReceipts;
 
   constructor(private readonly deps: ProxyDependencies) {
     this.now = deps.now ?? Date.now;
+    this.receipts = new RequestReceipts({ ...deps, now: this.now, released: this.released });
   }
 
   /**
@@ -167,7 +151,10 @@ export class MediatingProxy {
         throw new IdentityRejected(
           "identity not proven: request refused by policy (send the agent's Toolgate token)",
         );
-      const gate = this.deps.calls?.forRequest({ receiptId, surface, identity });
+      const gate =
+        active.compiled.callRules.length > 0
+          ? this.deps.calls?.forRequest({ receiptId, surface, identity })
+          : undefined;
       mediation = mediateRequest(active.compiled, {
         surface,
         body,
@@ -332,7 +319,7 @@ export class MediatingProxy {
       evidence,
       ...(error ? { error } : {}),
     };
-    const recorded = await this.recordReceipt(record, finished);
+    const recorded = await this.receipts.record(record, finished);
     let status = streamStatus;
     if (!recorded.ok) {
       // Headers are gone: the agent gets an error event in place of the held tail (no tool call,
@@ -352,7 +339,7 @@ export class MediatingProxy {
     payload: string,
     finished: Finished,
   ): Promise<void> {
-    const recorded = await this.recordReceipt(record, finished);
+    const recorded = await this.receipts.record(record, finished);
     if (!recorded.ok) {
       const headers: Record<string, string> = recorded.receipt
         ? { [RECEIPT_HEADER]: record.id }
@@ -379,91 +366,6 @@ export class MediatingProxy {
       error: message,
       upstreamMs: performance.now() - record.sentAt,
     });
-  }
-
-  /**
-   * Spools the request's receipt. When the spool refuses it, the agent must get an error
-   * instead of the answer. When the receipt cannot even be built (a value it cannot hold got
-   * past the checks: a bug, but the provider has been called), an error receipt takes its place,
-   * so the forwarded request is still on record, and the agent gets an error too.
-   */
-  private async recordReceipt(record: RequestRecord, finished: Finished): Promise<Recorded> {
-    try {
-      await this.deps.recorder.record(
-        this.receiptInput(record, finished),
-        record.mediation.schemas,
-      );
-      return RECORDED;
-    } catch (error) {
-      const refused = this.spoolRefusal(error, record);
-      if (refused) return refused;
-      this.deps.log.error(
-        { err: error, receipt: record.id },
-        'receipt could not be built; recording an error receipt in its place',
-      );
-    }
-    try {
-      await this.deps.recorder.record(this.errorReceiptInput(record, finished), new Map());
-      return { ok: false, status: 500, message: NOT_RECORDED, receipt: true };
-    } catch (error) {
-      const refused = this.spoolRefusal(error, record);
-      if (refused) return refused;
-      this.deps.log.error({ err: error, receipt: record.id }, 'error receipt could not be built');
-      return { ok: false, status: 500, message: NOT_RECORDED, receipt: false };
-    }
-  }
-
-  /** What the agent gets when the spool refused a receipt; undefined for any other error. */
-  private spoolRefusal(error: unknown, record: RequestRecord): Recorded | undefined {
-    if (error instanceof SpoolFailedError) {
-      // A write or fsync failed (the spool stopped): answer without a receipt? Never.
-      this.deps.log.error({ err: error, receipt: record.id }, 'receipt could not be spooled');
-      return { ok: false, status: 503, message: SPOOL_FAILED, receipt: false };
-    }
-    if (error instanceof SpoolFullError) {
-      this.deps.metrics.spoolRejected.inc();
-      return { ok: false, status: 503, message: SPOOL_FULL, receipt: false };
-    }
-    return undefined;
-  }
-
-  /**
-   * A receipt holding only what the gateway itself decided (no tools, no response evidence):
-   * outcome 500, saying the full receipt failed.
-   */
-  private errorReceiptInput(record: RequestRecord, finished: Finished) {
-    const { mediation } = record;
-    return {
-      ...this.receiptInput(record, { upstreamMs: finished.upstreamMs, status: 500 }),
-      mediation: {
-        model: mediation.model,
-        stream: mediation.stream,
-        tools: [],
-        policies: mediation.policies,
-        response: mediation.response,
-      },
-      outcome: { status: 500, error: `${NOT_RECORDED} (provider status ${finished.status})` },
-    };
-  }
-
-  private receiptInput(record: RequestRecord, finished: Finished) {
-    return {
-      id: record.id,
-      gateway: this.deps.gateway,
-      receivedAt: new Date(record.receivedAt).toISOString(),
-      completedAt: new Date(this.now()).toISOString(),
-      latencyMs: {
-        total: round(performance.now() - record.started),
-        mediation: round(record.mediationMs),
-        upstream: round(finished.upstreamMs),
-      },
-      identity: record.identity,
-      bundleEtag: record.active.etag,
-      mediation: record.mediation,
-      outcome: { status: finished.status, ...(finished.error ? { error: finished.error } : {}) },
-      ...(finished.evidence ? { response: finished.evidence } : {}),
-      toolResults: this.released.elapsed(record.mediation.toolResults, record.receivedAt),
-    };
   }
 
   /**
@@ -499,15 +401,8 @@ export class MediatingProxy {
 
 const TOO_DEEP = 'request body nests too deeply';
 const LONE_SURROGATE = 'holds a lone UTF-16 surrogate (not valid Unicode text)';
-const NOT_RECORDED = 'gateway could not record this request';
-const SPOOL_FAILED = 'gateway cannot record receipts right now';
-const SPOOL_FULL = 'gateway receipt spool is full; retry later';
 /** The gateway's own error messages quote at most this much. */
 const MAX_ERROR_MESSAGE = 1024;
-
-/** Whether the receipt was recorded; if not, the error the agent gets, and whether an error receipt stands in. */
-type Recorded = { ok: true } | { ok: false; status: number; message: string; receipt: boolean };
-const RECORDED: Recorded = { ok: true };
 
 /**
  * JSON.parse takes any depth, but walking the result (tool schemas, re-serializing a mediated
@@ -516,8 +411,4 @@ const RECORDED: Recorded = { ok: true };
  */
 function isTooDeep(error: unknown): boolean {
   return error instanceof RangeError && /call stack/i.test(error.message);
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
 }

@@ -6,6 +6,7 @@ import type { CallGate } from './call-gate.ts';
 import type { CompiledRule, RequestFacts } from './compile-bundle.ts';
 import { conditionVars } from './condition-outcomes.ts';
 import { formatDuration, parseDuration } from './duration.ts';
+import type { ConditionVars } from './rule-condition.ts';
 import type { RateBucket } from './token-buckets.ts';
 
 /**
@@ -60,19 +61,21 @@ export function judgeCall(
   if (rules.length === 0) return ALLOWED;
   const applied: Applied[] = [];
   let covered = false;
+  // One variables object per name the call goes by, shared by every rule: CEL values made once.
+  const vars = call.names.map((n) => ({
+    ...conditionVars(facts, { name: n.name, declared_by: n.declaredBy, type: call.type }),
+    args: call.args,
+  }));
   for (const compiled of rules) {
-    const match = call.names.find((n) =>
+    const matched = call.names.findIndex((n) =>
       n.ignoreCase
         ? compiled.matchesToolIgnoringCase(n.name, n.declaredBy)
         : compiled.matchesTool(n.name, n.declaredBy),
     );
-    if (match === undefined) continue;
+    if (matched === -1) continue;
     covered = true;
     if (compiled.mode === 'observe') continue;
-    const outcome = compiled.condition?.evaluate({
-      ...conditionVars(facts, { name: match.name, declared_by: match.declaredBy, type: call.type }),
-      args: call.args,
-    });
+    const outcome = compiled.condition?.evaluate(vars[matched] as ConditionVars);
     if (outcome === undefined || outcome === true) applied.push({ compiled, errored: false });
     else if (outcome === 'error') applied.push({ compiled, errored: true });
   }

@@ -80,6 +80,8 @@ export interface CompiledBundle extends IdentityPolicy {
   readonly rules: ReadonlyArray<CompiledRule>;
   /** Every enabled call-time rule (deny, require_approval, rate_limit) in merged order. */
   readonly callRules: ReadonlyArray<CompiledRule>;
+  /** Whether a call-time rule's `when` reads `history` (then every request reads it). */
+  readonly callRulesReadHistory: boolean;
   readonly hasObserveRules: boolean;
   readonly metaTools: ReadonlyArray<MetaTool>;
   readonly redact: ReadonlyArray<string>;
@@ -141,6 +143,7 @@ export function compileBundle(input: BundleInput): CompiledBundle {
     policies,
     rules,
     callRules,
+    callRulesReadHistory: callRules.some((r) => r.condition?.readsHistory === true),
     hasObserveRules: rules.some((r) => r.mode === 'observe'),
     metaTools,
     redact: [...new Set([...DEFAULT_REDACTED_KEYS, ...parsed.flatMap((p) => p.spec.redact ?? [])])],

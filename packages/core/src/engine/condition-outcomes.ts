@@ -67,14 +67,17 @@ export function evaluateConditions(
   facts: RequestFacts,
 ): ConditionOutcomes {
   const outcomes = new Map<CompiledRule, ConditionOutcome[]>();
+  // One variables object per tool, shared by every rule: its CEL values are made once.
+  let varsPerTool: ReadonlyArray<ReturnType<typeof conditionVars>> | undefined;
   for (const rule of rules) {
     const condition = rule.condition;
     if (condition === undefined) continue;
+    varsPerTool ??= tools.map((tool) =>
+      conditionVars(facts, toolFacts(tool.name, tool.declaredBy, tool.type)),
+    );
     outcomes.set(
       rule,
-      tools.map((tool) =>
-        condition.evaluate(conditionVars(facts, toolFacts(tool.name, tool.declaredBy, tool.type))),
-      ),
+      varsPerTool.map((vars) => condition.evaluate(vars)),
     );
   }
   return outcomes;

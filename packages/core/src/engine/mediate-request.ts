@@ -3,7 +3,6 @@ import { knownJsonText, rememberJsonText } from '../json/json-text.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json/json-value.ts';
 import { RECEIPT_LIMITS, receiptTextProblem } from '../receipt/receipt-limits.ts';
 import type {
-  AppliedRule,
   PolicyRevisionRef,
   ToolDescriptor,
   ToolMediationBlock,
@@ -18,7 +17,6 @@ import type { CallGate } from './call-gate.ts';
 import type { CompiledBundle, CompiledRule, RequestFacts } from './compile-bundle.ts';
 import {
   type ConditionOutcomes,
-  conditionApplies,
   evaluateConditions,
   outcomesKey,
   readHistory,
@@ -26,15 +24,22 @@ import {
 import type { RuleIdentity } from './identity-match.ts';
 import type { KnownDeclaration, MediationMemo } from './mediation-memo.ts';
 import { isMetaTool } from './meta-tools.ts';
-import { assignProviderNames } from './provider-names.ts';
 import { type CatalogOutcome, isListed, writeRequest } from './provider-request.ts';
 import { hostedTools, type RequestTool, type SurfaceAdapter } from './request-tool.ts';
 import { createResponseContext, type MediatedTool } from './response-decisions.ts';
+import {
+  type AppliedRuleWithMode,
+  type Entry,
+  finalizeProviderNames,
+  observeRules,
+  type Rewriter,
+  runRules,
+  setDeclaration,
+} from './rule-application.ts';
 import { anthropicMessagesAdapter } from './surfaces/anthropic-messages.ts';
 import { openAIChatAdapter } from './surfaces/openai-chat.ts';
 import { openAIFunctionsAdapter } from './surfaces/openai-functions.ts';
 import { readToolResults, type ToolResults } from './tool-results.ts';
-import { appendDescription, mergeSchema, replacementParts } from './tool-schema.ts';
 
 export interface MediationInput {
   surface: Surface;
@@ -90,14 +95,6 @@ const REQUEST_KIND: Record<Surface, string> = {
 };
 const MODE_RANK = new Map(MediationModes.options.map((mode, rank) => [mode, rank]));
 
-/** A tool while rules are applied to it. */
-interface Entry extends MediatedTool {
-  kind: 'function' | 'provider';
-  /** JSON text of the current declaration: the memo key for rewrites of it. */
-  key: string;
-  readonly originalHash: string;
-}
-
 /**
  * Rewrites the tools of one provider request according to the bundle (SPEC §2). Pure and
  * deterministic: the same bundle and input give byte-identical output. Throws only
@@ -125,8 +122,10 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
   };
   const tools = [...adapter.readTools(body), ...hostedTools(adapter, input.hostedTools ?? [])];
   const applicable = bundle.rules.filter((rule) => rule.appliesTo(facts));
-  const readsHistory = (rule: CompiledRule) => rule.condition?.readsHistory === true;
-  if (applicable.some(readsHistory) || bundle.callRules.some(readsHistory)) {
+  if (
+    bundle.callRulesReadHistory ||
+    applicable.some((rule) => rule.condition?.readsHistory === true)
+  ) {
     facts.history = readHistory(input.surface, body);
   }
   const outcomes = evaluateConditions(applicable, tools, facts);
@@ -301,166 +300,6 @@ function newEntry(tool: RequestTool, known: KnownDeclaration): Entry {
     inTools: isListed(tool) || tool.origin === 'hosted',
     providerName: tool.name,
   };
-}
-
-type AppliedRuleWithMode = AppliedRule & { mode: MediationMode };
-
-/** Applies a (memoized) rewrite to an entry; false when it changes nothing. */
-type Rewriter = (entry: Entry, ruleKey: string, build: () => JsonObject) => boolean;
-
-/**
- * What observe-mode rules would have done: all applicable rules are run as if enforced on a
- * shadow copy; the observe rules among them are reported only if the shadow outcome differs
- * from the real one (rules whose net effect is nothing are not worth an annotation).
- */
-function observeRules(
-  shadow: Entry[],
-  actual: ReadonlyArray<Entry>,
-  applicable: ReadonlyArray<CompiledRule>,
-  adapter: SurfaceAdapter,
-  rewrite: Rewriter,
-  outcomes: ConditionOutcomes,
-  errors: Set<string>,
-): AppliedRuleWithMode[] {
-  const wouldApply = runRules(shadow, applicable, adapter, rewrite, outcomes, errors);
-  finalizeProviderNames(shadow, adapter, rewrite);
-  const differs = shadow.some((e, i) => {
-    const real = actual[i] as Entry;
-    return (
-      e.visible !== real.visible || e.hash !== real.hash || e.providerName !== real.providerName
-    );
-  });
-  return differs ? wouldApply.filter((r) => r.mode === 'observe') : [];
-}
-
-/** Applies rules in merged order; each sees the previous rules' result. */
-function runRules(
-  entries: Entry[],
-  rules: ReadonlyArray<CompiledRule>,
-  adapter: SurfaceAdapter,
-  rewrite: Rewriter,
-  outcomes: ConditionOutcomes,
-  errors: Set<string>,
-): AppliedRuleWithMode[] {
-  const applied: AppliedRuleWithMode[] = [];
-  for (const compiled of rules) {
-    const matched: string[] = [];
-    const conditions = outcomes.get(compiled);
-    for (const [index, entry] of entries.entries()) {
-      if (!entry.visible || !compiled.matchesTool(entry.tool.name, entry.tool.declaredBy)) continue;
-      const outcome = conditions?.[index];
-      if (outcome === 'error') errors.add(compiled.rule.id);
-      if (!conditionApplies(compiled, outcome)) continue;
-      if (applyRule(entry, compiled, adapter, rewrite)) matched.push(entry.tool.name);
-    }
-    if (matched.length > 0) {
-      const { rule } = compiled;
-      applied.push({
-        id: rule.id,
-        action: rule.action,
-        matched_tools: matched,
-        policy: compiled.policy,
-        mode: compiled.mode,
-      });
-    }
-  }
-  return applied;
-}
-
-/** Applies one rule to one matched tool; false when it would change nothing. */
-function applyRule(
-  entry: Entry,
-  compiled: CompiledRule,
-  adapter: SurfaceAdapter,
-  rewrite: Rewriter,
-): boolean {
-  const { rule } = compiled;
-  switch (rule.action) {
-    case 'hide':
-      entry.visible = false;
-      entry.state = 'hidden';
-      return true;
-    case 'augment': {
-      if (entry.kind !== 'function') return false;
-      const augmented = rewrite(entry, compiled.key, () => {
-        const parts = adapter.functionParts(entry.decl);
-        if (rule.description_append !== undefined) {
-          parts.description = appendDescription(parts.description, rule.description_append);
-        }
-        if (rule.parameters !== undefined) {
-          parts.parameters = mergeSchema(parts.parameters, rule.parameters);
-        }
-        return adapter.writeFunction(parts, entry.decl);
-      });
-      if (!augmented) return false;
-      if (entry.state === 'allowed') entry.state = 'wrapped';
-      return true;
-    }
-    case 'replace': {
-      const parts = replacementParts(rule.tool);
-      if (!rewrite(entry, compiled.key, () => adapter.writeFunction(parts))) return false;
-      entry.kind = 'function';
-      entry.type = 'function';
-      entry.inTools = true; // a replaced request-level tool moves into `tools`
-      entry.providerName = parts.name;
-      entry.state = 'replaced';
-      return true;
-    }
-    case 'rename': {
-      if (entry.kind !== 'function' || entry.providerName === rule.alias) return false;
-      rewrite(entry, compiled.key, () => {
-        const parts = adapter.functionParts(entry.decl);
-        return adapter.writeFunction({ ...parts, name: rule.alias }, entry.decl);
-      });
-      entry.providerName = rule.alias;
-      if (entry.state === 'allowed') entry.state = 'wrapped';
-      return true;
-    }
-    // Call-time rules never reach the request side (CompiledBundle.callRules).
-    case 'deny':
-    case 'require_approval':
-    case 'rate_limit':
-      return false;
-  }
-}
-
-/** Swaps in a new declaration; false when it is canonically the same as the current one. */
-function setDeclaration(entry: Entry, next: KnownDeclaration | undefined): boolean {
-  if (next === undefined || next.hash === entry.hash) return false;
-  entry.decl = next.decl;
-  entry.key = next.key;
-  entry.hash = next.hash;
-  return true;
-}
-
-/**
- * Deduplicates the `tools` array by provider name — a gateway-hosted tool wins a collision,
- * otherwise the first one stays — then gives provider-illegal names a deterministic alias.
- * Deduplicating first means two copies of one illegal name collapse instead of getting two
- * aliases.
- */
-function finalizeProviderNames(entries: Entry[], adapter: SurfaceAdapter, rewrite: Rewriter): void {
-  const winners = new Map<string, Entry>();
-  for (const entry of entries) {
-    if (!entry.visible || !entry.inTools) continue;
-    const current = winners.get(entry.providerName);
-    if (current === undefined) winners.set(entry.providerName, entry);
-    else if (entry.tool.declaredBy === 'wardwright' && current.tool.declaredBy !== 'wardwright') {
-      current.visible = false;
-      winners.set(entry.providerName, entry);
-    } else entry.visible = false;
-  }
-  const survivors = entries.filter((e) => e.visible && e.inTools);
-  const names = assignProviderNames(survivors.map((e) => e.providerName));
-  survivors.forEach((entry, i) => {
-    const alias = names[i] as string;
-    if (alias === entry.providerName || entry.kind !== 'function') return;
-    rewrite(entry, `alias\u0000${alias}`, () => {
-      const parts = adapter.functionParts(entry.decl);
-      return adapter.writeFunction({ ...parts, name: alias }, entry.decl);
-    });
-    entry.providerName = alias;
-  });
 }
 
 function blockMode(

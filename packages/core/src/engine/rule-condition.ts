@@ -150,7 +150,7 @@ function compileUncached(source: string): RuleCondition {
     evaluate: (vars) => {
       let result: unknown;
       try {
-        result = program(bindings(vars) as never);
+        result = program(boundValues(vars) as never);
       } catch {
         return 'error';
       }
@@ -256,6 +256,33 @@ function checkVariable(
 
 const IDENTITY_FIELDS: ReadonlyArray<IdentityField> = ['human', 'service', 'session'];
 
+/** A value past {@link ARGS_LIMITS}: remembered, so every condition reading it errors at once. */
+const TOO_LARGE = Symbol('too large');
+type Bound = Record<string, unknown> | typeof TOO_LARGE;
+
+/**
+ * CEL values by the variables they were made from. A caller that passes the same variables
+ * object to every condition (one per tool, one per call) has them converted once, however many
+ * conditions read them; the request's history, once per request.
+ */
+const BOUND = new WeakMap<ConditionVars, Bound>();
+const HISTORY = new WeakMap<ReadonlyArray<HistoryCall>, Map<string, unknown> | typeof TOO_LARGE>();
+
+function boundValues(vars: ConditionVars): Record<string, unknown> {
+  let bound = BOUND.get(vars);
+  if (bound === undefined) {
+    try {
+      bound = bindings(vars);
+    } catch (error) {
+      if (!(error instanceof ArgsTooLarge)) throw error;
+      bound = TOO_LARGE;
+    }
+    BOUND.set(vars, bound);
+  }
+  if (bound === TOO_LARGE) throw new ArgsTooLarge();
+  return bound;
+}
+
 /**
  * The CEL values. An identity field is present only when it is trusted: reading an unproven
  * one is a runtime error, which fails a restricting rule closed.
@@ -266,27 +293,43 @@ function bindings(vars: ConditionVars): Record<string, unknown> {
     const value = vars.identity[field];
     if (value !== undefined && vars.identity.trusted?.includes(field)) identity.set(field, value);
   }
-  const calls = vars.history ?? [];
   return {
     // Absent on the request side: reading it there is an error (and refused at compile).
     ...(vars.args !== undefined ? { [ARGS]: celValue(vars.args) } : {}),
     tool: new Map(Object.entries(vars.tool)),
     identity,
     request: new Map(Object.entries(vars.request)),
-    history: new Map<string, unknown>([
-      ['tools', calls.map((c) => c.name)],
-      [
-        'calls',
-        calls.map(
-          (c) =>
-            new Map([
-              ['name', c.name],
-              ['args', celValue(c.args)],
-            ]),
-        ),
-      ],
-    ]),
+    history: historyValue(vars.history ?? NO_HISTORY),
   };
+}
+
+const NO_HISTORY: ReadonlyArray<HistoryCall> = [];
+
+function historyValue(calls: ReadonlyArray<HistoryCall>): Map<string, unknown> {
+  let value = HISTORY.get(calls);
+  if (value === undefined) {
+    try {
+      value = new Map<string, unknown>([
+        ['tools', calls.map((c) => c.name)],
+        [
+          'calls',
+          calls.map(
+            (c) =>
+              new Map([
+                ['name', c.name],
+                ['args', celValue(c.args)],
+              ]),
+          ),
+        ],
+      ]);
+    } catch (error) {
+      if (!(error instanceof ArgsTooLarge)) throw error;
+      value = TOO_LARGE;
+    }
+    HISTORY.set(calls, value);
+  }
+  if (value === TOO_LARGE) throw new ArgsTooLarge();
+  return value;
 }
 
 /** The receipt's binding when the gateway passed it, else what `trusted` implies. */
