@@ -2,7 +2,7 @@ import { createClient } from '@toolgate/contract';
 import { API_VERSION } from '@toolgate/core';
 import { Client } from 'undici';
 import { median } from '../measure.ts';
-import { CHAT_PATH, percentile } from './load.ts';
+import { CHAT_PATH, interleavedLatency, percentile } from './load.ts';
 import { type LatencyResult, type Measured, measureLatency } from './phases.ts';
 import type { ToolgateStack } from './toolgate-stack.ts';
 
@@ -134,20 +134,24 @@ export async function startCallTimeGateways(
   return { withWhen: started[0] as Measured, withoutWhen: started[1] as Measured };
 }
 
-/** Concurrency-1 latency of direct and both call-time gateways (their own rounds). */
-export function measureCallTimeLatency(
+/**
+ * Concurrency-1 latency of direct and both call-time gateways (their own rounds), after the
+ * same warm-up the main targets get: the conditions' code is cold in a fresh process, and only
+ * the gateway with `when` runs it.
+ */
+export async function measureCallTimeLatency(
   direct: Measured,
   targets: CallTimeTargets,
   rounds: number,
   iterations: number,
   progress: (line: string) => void,
 ): Promise<Map<string, LatencyResult>> {
-  return measureLatency(
-    [direct, targets.withWhen, targets.withoutWhen],
-    callTimeRequest(),
-    rounds,
-    iterations,
-    (line) => progress(`call-time rules: ${line}`),
+  const measured = [direct, targets.withWhen, targets.withoutWhen];
+  const body = callTimeRequest();
+  progress('call-time rules: warm-up, 200 requests per target');
+  await interleavedLatency(measured, body, 200);
+  return measureLatency(measured, body, rounds, iterations, (line) =>
+    progress(`call-time rules: ${line}`),
   );
 }
 
