@@ -192,6 +192,34 @@ export type PolicyRevisionRef = z.infer<typeof PolicyRevisionRef>;
 
 const IsoTime = z.iso.datetime({ offset: true });
 
+/**
+ * What an MCP receipt (`surface: mcp`) adds: the server and JSON-RPC method. A `tools/call`'s
+ * call is in `response.tool_calls[0]` (arguments hash, decision) and its result in
+ * `tool_results[0]` (result hash, `is_error`, `elapsed_ms` = the upstream's time).
+ */
+export const McpEvidence = z.object({
+  /** The McpServer's name. */
+  server: z.string().min(1).max(253),
+  /** `tools/call`, `tools/list`, `resources/read`, `prompts/get`, … */
+  method: z.string().min(1).max(128),
+  /** The gateway's `Mcp-Session-Id` of the agent's session. */
+  session: z.string().max(128).optional(),
+  /** The JSON-RPC error the agent was answered with, if any. */
+  error: z.object({ code: z.number().int(), message: z.string().max(1024) }).optional(),
+  /** Tools whose definition differs from the pinned one (`tools/list`). */
+  drifted: z
+    .array(
+      z.object({
+        tool: z.string().max(128),
+        pinned: SchemaHash,
+        seen: SchemaHash,
+        action: z.enum(['warned', 'blocked']),
+      }),
+    )
+    .optional(),
+});
+export type McpEvidence = z.infer<typeof McpEvidence>;
+
 /** Everything in a receipt except the chain fields. Deterministic for the same inputs. */
 export const ReceiptBody = z.object({
   schema: z.literal('toolgate.receipt.v2'),
@@ -227,6 +255,8 @@ export const ReceiptBody = z.object({
    * (older receipts, without the field, hash as they always did).
    */
   tool_results: z.array(ToolResultEvidence).optional(),
+  /** MCP receipts only (`surface: mcp`). */
+  mcp: McpEvidence.optional(),
   /**
    * Paths whose values were redacted before hashing (e.g. `tool_calls[0].arguments.token`), or
    * because they looked like a credential (`model`, `identity.session`).

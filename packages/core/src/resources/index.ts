@@ -2,6 +2,7 @@ export * from './capability-contract.ts';
 export * from './envelope.ts';
 export * from './gateway.ts';
 export * from './identity.ts';
+export * from './mcp-server.ts';
 export * from './mediation-policy.ts';
 export * from './provider-profile.ts';
 export * from './tool-call-approval.ts';
