@@ -20,6 +20,7 @@ export interface ToolgateStack {
     name: string,
     env: Record<string, string>,
     dist?: string,
+    nodeArgs?: string[],
   ): Promise<{ url: string; gateway: Started }>;
 }
 
@@ -153,12 +154,13 @@ export async function startToolgate(
     apiUrl,
     operatorToken,
     /** Another gateway process on the same API and token (a variant, e.g. receipts off). */
-    variant: (name: string, env: Record<string, string>, dist?: string) =>
+    variant: (name: string, env: Record<string, string>, dist?: string, nodeArgs?: string[]) =>
       startGateway(gatewayProcess, {
         name,
         dataDir: join(options.dataDir, name),
         env,
         ...(dist ? { dist } : {}),
+        ...(nodeArgs ? { nodeArgs } : {}),
       }),
   };
 }

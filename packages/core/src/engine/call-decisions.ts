@@ -6,7 +6,7 @@ import type { CallGate } from './call-gate.ts';
 import type { CompiledRule, RequestFacts } from './compile-bundle.ts';
 import { conditionVars } from './condition-outcomes.ts';
 import { formatDuration, parseDuration } from './duration.ts';
-import type { ConditionVars } from './rule-condition.ts';
+import { bindConditionVars, type ConditionBindings } from './rule-condition.ts';
 import type { RateBucket } from './token-buckets.ts';
 
 /**
@@ -61,11 +61,24 @@ export function judgeCall(
   if (rules.length === 0) return ALLOWED;
   const applied: Applied[] = [];
   let covered = false;
-  // One variables object per name the call goes by, shared by every rule: CEL values made once.
-  const vars = call.names.map((n) => ({
-    ...conditionVars(facts, { name: n.name, declared_by: n.declaredBy, type: call.type }),
-    args: call.args,
-  }));
+  // Variables bound once per name the call goes by (when a condition first needs them), shared
+  // by every rule: CEL values made once.
+  const bound: Array<ConditionBindings | undefined> = [];
+  const bindingsOf = (index: number): ConditionBindings => {
+    let known = bound[index];
+    if (known === undefined) {
+      const n = call.names[index] as CallUnderJudgement['names'][number];
+      const vars = conditionVars(facts, {
+        name: n.name,
+        declared_by: n.declaredBy,
+        type: call.type,
+      });
+      vars.args = call.args;
+      known = bindConditionVars(vars);
+      bound[index] = known;
+    }
+    return known;
+  };
   for (const compiled of rules) {
     const matched = call.names.findIndex((n) =>
       n.ignoreCase
@@ -75,7 +88,7 @@ export function judgeCall(
     if (matched === -1) continue;
     covered = true;
     if (compiled.mode === 'observe') continue;
-    const outcome = compiled.condition?.evaluate(vars[matched] as ConditionVars);
+    const outcome = compiled.condition?.evaluateBound(bindingsOf(matched));
     if (outcome === undefined || outcome === true) applied.push({ compiled, errored: false });
     else if (outcome === 'error') applied.push({ compiled, errored: true });
   }

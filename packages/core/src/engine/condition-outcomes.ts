@@ -4,9 +4,13 @@ import type { CompiledRule, RequestFacts } from './compile-bundle.ts';
 import { RESTRICTING_ACTIONS } from './identity-match.ts';
 import type { RequestTool } from './request-tool.ts';
 import {
+  bindConditionVars,
+  type ConditionBindings,
   type ConditionOutcome,
+  type ConditionVars,
   type HistoryCall,
   MAX_HISTORY_CALLS,
+  memoized,
   type ToolFacts,
 } from './rule-condition.ts';
 
@@ -67,17 +71,17 @@ export function evaluateConditions(
   facts: RequestFacts,
 ): ConditionOutcomes {
   const outcomes = new Map<CompiledRule, ConditionOutcome[]>();
-  // One variables object per tool, shared by every rule: its CEL values are made once.
-  let varsPerTool: ReadonlyArray<ReturnType<typeof conditionVars>> | undefined;
+  // Variables bound once per tool, shared by every rule: its CEL values are made once.
+  let boundPerTool: ReadonlyArray<ConditionBindings> | undefined;
   for (const rule of rules) {
     const condition = rule.condition;
     if (condition === undefined) continue;
-    varsPerTool ??= tools.map((tool) =>
-      conditionVars(facts, toolFacts(tool.name, tool.declaredBy, tool.type)),
+    boundPerTool ??= tools.map((tool) =>
+      bindConditionVars(conditionVars(facts, toolFacts(tool.name, tool.declaredBy, tool.type))),
     );
     outcomes.set(
       rule,
-      varsPerTool.map((vars) => condition.evaluate(vars)),
+      boundPerTool.map((bound) => condition.evaluateBound(bound)),
     );
   }
   return outcomes;
@@ -87,13 +91,18 @@ export function toolFacts(name: string, declaredBy: string, type: string): ToolF
   return { name, declared_by: declaredBy, type };
 }
 
-export function conditionVars(facts: RequestFacts, tool: ToolFacts) {
-  return {
-    tool,
-    identity: facts.identity,
-    request: { surface: facts.surface, model: facts.model },
-    ...(facts.history !== undefined ? { history: facts.history } : {}),
-  };
+export function conditionVars(facts: RequestFacts, tool: ToolFacts): ConditionVars {
+  // Assigned, not spread: this runs per tool and per call (see bindings in rule-condition.ts).
+  const vars: ConditionVars = { tool, identity: facts.identity, request: requestVars(facts) };
+  if (facts.history !== undefined) vars.history = facts.history;
+  return vars;
+}
+
+/** One `request` object per request, so its CEL value is made once (rule-condition.ts). */
+const REQUEST_VARS = Symbol('toolgate.cel.request');
+
+function requestVars(facts: RequestFacts): { surface: string; model: string } {
+  return memoized(facts, REQUEST_VARS, () => ({ surface: facts.surface, model: facts.model }));
 }
 
 /**

@@ -1,4 +1,16 @@
-import { CelScalar, celEnv, isCelError, mapType, parse, plan } from '@bufbuild/cel';
+import {
+  type CelInput,
+  type CelMap,
+  CelScalar,
+  celEnv,
+  celList,
+  celMap,
+  isCelError,
+  mapType,
+  parse,
+  plan,
+} from '@bufbuild/cel';
+import { RE2JS } from '@bufbuild/re2';
 import type { IdentityField, RuleIdentity } from './identity-match.ts';
 
 /**
@@ -66,7 +78,26 @@ const FUNCTIONS = new Set([
  */
 const ARGS = 'args';
 
+/**
+ * `matches` compiles its pattern on every call in @bufbuild/cel; a condition's pattern is almost
+ * always a literal, so compiled patterns are kept (bounded; RE2: linear time, no backtracking).
+ */
+const PATTERNS = new Map<string, RE2JS>();
+const MAX_PATTERNS = 256;
+const cachedRe2 = {
+  compile(pattern: string): RE2JS {
+    let compiled = PATTERNS.get(pattern);
+    if (compiled === undefined) {
+      compiled = RE2JS.compile(pattern);
+      if (PATTERNS.size >= MAX_PATTERNS) PATTERNS.delete(PATTERNS.keys().next().value as string);
+      PATTERNS.set(pattern, compiled);
+    }
+    return compiled;
+  },
+};
+
 const ENV = celEnv({
+  re2: cachedRe2,
   variables: {
     ...Object.fromEntries(
       Object.keys(FIELDS).map((name) => [name, mapType(CelScalar.STRING, CelScalar.DYN)]),
@@ -87,6 +118,9 @@ export interface RuleCondition {
    * only be judged per call, on the response side.
    */
   readonly argsAt?: string;
+  /** Evaluates against variables bound by {@link bindConditionVars} (bind once, evaluate many). */
+  readonly evaluateBound: (bindings: ConditionBindings) => ConditionOutcome;
+  /** Binds and evaluates: for one condition against one set of variables. */
   readonly evaluate: (vars: ConditionVars) => ConditionOutcome;
 }
 
@@ -147,17 +181,21 @@ function compileUncached(source: string): RuleCondition {
     source,
     readsHistory: roots.has('history'),
     ...(argsAt !== undefined ? { argsAt } : {}),
-    evaluate: (vars) => {
-      let result: unknown;
-      try {
-        result = program(boundValues(vars) as never);
-      } catch {
-        return 'error';
-      }
-      if (isCelError(result) || typeof result !== 'boolean') return 'error';
-      return result;
-    },
+    evaluateBound,
+    evaluate: (vars) => evaluateBound(bindConditionVars(vars)),
   };
+
+  function evaluateBound(bindings: ConditionBindings): ConditionOutcome {
+    if (bindings === TOO_LARGE) return 'error';
+    let result: unknown;
+    try {
+      result = program(bindings as never);
+    } catch {
+      return 'error';
+    }
+    if (isCelError(result) || typeof result !== 'boolean') return 'error';
+    return result;
+  }
 }
 
 function position(source: string, offset: number): string {
@@ -256,31 +294,37 @@ function checkVariable(
 
 const IDENTITY_FIELDS: ReadonlyArray<IdentityField> = ['human', 'service', 'session'];
 
-/** A value past {@link ARGS_LIMITS}: remembered, so every condition reading it errors at once. */
+/** A value past {@link ARGS_LIMITS}: every condition reading it errors at once. */
 const TOO_LARGE = Symbol('too large');
-type Bound = Record<string, unknown> | typeof TOO_LARGE;
+
+/** The CEL values of one set of variables, made once and read by every condition. */
+export type ConditionBindings = Record<string, unknown> | typeof TOO_LARGE;
 
 /**
- * CEL values by the variables they were made from. A caller that passes the same variables
- * object to every condition (one per tool, one per call) has them converted once, however many
- * conditions read them; the request's history, once per request.
+ * Binds variables for evaluation. Callers bind once per tool (per call on the response side)
+ * and evaluate every condition against it. The identity, the request and its history are the
+ * same objects for every tool of a request: their CEL values are kept on them (a non-enumerable
+ * symbol property: invisible to JSON, spreads and key listings), so they are made once per
+ * request. Not a WeakMap: entries made per call made the garbage collector's ephemeron work the
+ * largest cost of a condition.
  */
-const BOUND = new WeakMap<ConditionVars, Bound>();
-const HISTORY = new WeakMap<ReadonlyArray<HistoryCall>, Map<string, unknown> | typeof TOO_LARGE>();
-
-function boundValues(vars: ConditionVars): Record<string, unknown> {
-  let bound = BOUND.get(vars);
-  if (bound === undefined) {
-    try {
-      bound = bindings(vars);
-    } catch (error) {
-      if (!(error instanceof ArgsTooLarge)) throw error;
-      bound = TOO_LARGE;
-    }
-    BOUND.set(vars, bound);
+export function bindConditionVars(vars: ConditionVars): ConditionBindings {
+  try {
+    return bindings(vars);
+  } catch (error) {
+    if (!(error instanceof ArgsTooLarge)) throw error;
+    return TOO_LARGE;
   }
-  if (bound === TOO_LARGE) throw new ArgsTooLarge();
-  return bound;
+}
+
+const CEL = Symbol('toolgate.cel.value');
+
+export function memoized<K extends object, V>(key: K, slot: symbol, make: (key: K) => V): V {
+  const known = (key as Record<symbol, V | undefined>)[slot];
+  if (known !== undefined) return known;
+  const value = make(key);
+  if (Object.isExtensible(key)) Object.defineProperty(key, slot, { value });
+  return value;
 }
 
 /**
@@ -288,48 +332,70 @@ function boundValues(vars: ConditionVars): Record<string, unknown> {
  * one is a runtime error, which fails a restricting rule closed.
  */
 function bindings(vars: ConditionVars): Record<string, unknown> {
-  const identity = new Map<string, unknown>([['binding', bindingOf(vars.identity)]]);
-  for (const field of IDENTITY_FIELDS) {
-    const value = vars.identity[field];
-    if (value !== undefined && vars.identity.trusted?.includes(field)) identity.set(field, value);
-  }
-  return {
-    // Absent on the request side: reading it there is an error (and refused at compile).
-    ...(vars.args !== undefined ? { [ARGS]: celValue(vars.args) } : {}),
-    tool: new Map(Object.entries(vars.tool)),
-    identity,
-    request: new Map(Object.entries(vars.request)),
+  // Built by assignment, not spreads: a conditional spread in an object literal takes V8's slow
+  // path (microseconds per object), and this runs for every tool and call a condition reads.
+  const values: Record<string, unknown> = {
+    tool: toolValue(vars.tool),
+    identity: memoized(vars.identity, CEL, identityValue),
+    request: memoized(vars.request, CEL, requestValue),
     history: historyValue(vars.history ?? NO_HISTORY),
   };
+  // Absent on the request side: reading it there is an error (and refused at compile).
+  if (vars.args !== undefined) values[ARGS] = celValue(vars.args);
+  return values;
+}
+
+function toolValue(tool: ToolFacts): CelMap {
+  const fields = new Map<string, CelInput>();
+  fields.set('name', tool.name);
+  fields.set('declared_by', tool.declared_by);
+  fields.set('type', tool.type);
+  return celMap(fields);
+}
+
+function requestValue(request: ConditionVars['request']): CelMap {
+  const fields = new Map<string, CelInput>();
+  fields.set('surface', request.surface);
+  fields.set('model', request.model);
+  return celMap(fields);
+}
+
+function identityValue(identity: RuleIdentity): CelMap {
+  const fields = new Map<string, CelInput>([['binding', bindingOf(identity)]]);
+  for (const field of IDENTITY_FIELDS) {
+    const value = identity[field];
+    if (value !== undefined && identity.trusted?.includes(field)) fields.set(field, value);
+  }
+  return celMap(fields);
 }
 
 const NO_HISTORY: ReadonlyArray<HistoryCall> = [];
 
-function historyValue(calls: ReadonlyArray<HistoryCall>): Map<string, unknown> {
-  let value = HISTORY.get(calls);
-  if (value === undefined) {
+function historyValue(calls: ReadonlyArray<HistoryCall>): CelMap {
+  const value = memoized<ReadonlyArray<HistoryCall>, CelMap | typeof TOO_LARGE>(calls, CEL, () => {
     try {
-      value = new Map<string, unknown>([
-        ['tools', calls.map((c) => c.name)],
-        [
-          'calls',
-          calls.map(
-            (c) =>
-              new Map([
-                ['name', c.name],
-                ['args', celValue(c.args)],
-              ]),
-          ),
-        ],
-      ]);
+      return celMap(
+        new Map<string, CelInput>([
+          ['tools', celList(calls.map((c) => c.name))],
+          ['calls', celList(calls.map(historyCallValue))],
+        ]),
+      );
     } catch (error) {
       if (!(error instanceof ArgsTooLarge)) throw error;
-      value = TOO_LARGE;
+      return TOO_LARGE;
     }
-    HISTORY.set(calls, value);
-  }
+  });
   if (value === TOO_LARGE) throw new ArgsTooLarge();
   return value;
+}
+
+function historyCallValue(call: HistoryCall): CelMap {
+  return celMap(
+    new Map<string, CelInput>([
+      ['name', call.name],
+      ['args', celValue(call.args)],
+    ]),
+  );
 }
 
 /** The receipt's binding when the gateway passed it, else what `trusted` implies. */
@@ -346,22 +412,26 @@ export const ARGS_LIMITS = { nodes: 4096, listLength: MAX_HISTORY_CALLS, depth: 
 class ArgsTooLarge extends Error {}
 
 /**
- * JSON as CEL input: objects become maps (CEL reads plain objects as messages). Bounded, so a
+ * JSON as CEL input: objects become CEL maps (CEL reads plain objects as messages) and arrays CEL
+ * lists, once, here — given plain ones, @bufbuild/cel wraps a value again on every read. Bounded, so a
  * comprehension's cost is too: a value past {@link ARGS_LIMITS} makes the evaluation an error
  * (which fails a restricting rule closed), never a slow one.
  */
-function celValue(value: unknown): unknown {
+function celValue(value: unknown): CelInput {
   let nodes = 0;
-  const convert = (v: unknown, depth: number): unknown => {
+  const convert = (v: unknown, depth: number): CelInput => {
     if (++nodes > ARGS_LIMITS.nodes || depth > ARGS_LIMITS.depth) throw new ArgsTooLarge();
     if (Array.isArray(v)) {
       if (v.length > ARGS_LIMITS.listLength) throw new ArgsTooLarge();
-      return v.map((item) => convert(item, depth + 1));
+      return celList(v.map((item) => convert(item, depth + 1)));
     }
     if (v !== null && typeof v === 'object') {
-      return new Map(Object.entries(v).map(([k, item]) => [k, convert(item, depth + 1)]));
+      return celMap(
+        new Map(Object.entries(v).map(([k, item]) => [k, convert(item, depth + 1)] as const)),
+      );
     }
-    return v;
+    // Parsed JSON: what is left is a string, number, boolean or null.
+    return v as CelInput;
   };
   return convert(value, 0);
 }
