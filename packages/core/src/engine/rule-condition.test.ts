@@ -4,6 +4,7 @@ import type { JsonObject } from '../json/json-value.ts';
 import { MediationPolicySpec } from '../resources/mediation-policy.ts';
 import type { RuleIdentity } from './identity-match.ts';
 import { mediateRequest } from './mediate-request.ts';
+import { bindConditionVars, compileCondition } from './rule-condition.ts';
 import {
   anthropicRequest,
   anthropicTool,
@@ -182,5 +183,39 @@ describe('when: true / false', () => {
       ),
       { numRuns: 100 },
     );
+  });
+});
+
+describe('when: bound values', () => {
+  const vars = (args: unknown, identity: RuleIdentity = employee) => ({
+    tool: { name: 'send', declared_by: 'agent', type: 'function' },
+    identity,
+    request: { surface: 'openai-chat', model: 'gpt-4o' },
+    args,
+  });
+
+  it('matches() keeps compiled patterns, however many, and a bad pattern is an error', () => {
+    for (let i = 0; i < 300; i++) {
+      const condition = compileCondition(`args.to.matches('^user${i}@acme\\\\.com$')`);
+      expect(condition.evaluate(vars({ to: `user${i}@acme.com` }))).toBe(true);
+      expect(condition.evaluate(vars({ to: `user${i}@evil.com` }))).toBe(false);
+    }
+    expect(compileCondition("args.to.matches('(')").evaluate(vars({ to: 'x' }))).toBe('error');
+  });
+
+  it('binds once for many conditions, and each binding reads its own args', () => {
+    const conditions = [
+      "args.labels.exists(l, l == 'bug')",
+      "args.meta.owner.name == 'ann'",
+      "identity.human == 'bob' && request.model == 'gpt-4o'",
+    ].map(compileCondition);
+    const first = bindConditionVars(vars({ labels: ['bug'], meta: { owner: { name: 'ann' } } }));
+    const second = bindConditionVars(vars({ labels: ['ok'], meta: { owner: { name: 'bo' } } }));
+    expect(conditions.map((c) => c.evaluateBound(first))).toEqual([true, true, true]);
+    expect(conditions.map((c) => c.evaluateBound(second))).toEqual([false, false, true]);
+    // The identity's CEL value is kept on the object: an unproven one reads as unproven.
+    expect(conditions[2]?.evaluate(vars({}, claimedContractor))).toBe('error');
+    expect(JSON.stringify(employee)).not.toContain('cel');
+    expect(Object.keys({ ...employee })).toEqual(['human', 'trusted']);
   });
 });
