@@ -7,6 +7,7 @@ import {
 } from '@toolgate/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateBundle } from '../../../gateway/src/bundle/validate-bundle.ts';
 import { readStatus, startTestApi, type TestApi } from '../testing/test-api.ts';
 
 const P = '/apis/toolgate.dev/v1/mcpservers';
@@ -144,6 +145,42 @@ describe('McpServer objects', () => {
       expect(status.details?.causes?.[0]?.field).toBe('spec.headers[0].value');
       expect(JSON.stringify(status)).not.toContain(secret);
     }
+  });
+
+  it('streams observations and accepts to watchers like every status write', async () => {
+    const list = await api.operator.call('mcpServers.list', {});
+    const controller = new AbortController();
+    const watch = await api.fetch(
+      `${P}?watch=true&resourceVersion=${list?.metadata.resourceVersion}`,
+      { token: auditor, signal: controller.signal },
+    );
+    expect(watch.status).toBe(200);
+    const name = await server();
+    await observed(name, [tool('create_issue', 'v1')]);
+    await observed(name, [tool('create_issue', 'v2')]);
+    expect((await accept(name, { tool: 'create_issue' })).status).toBe(200);
+    const events: Array<{ type: string; object: McpServer }> = [];
+    const reader = watch.body?.getReader() as ReadableStreamDefaultReader<Uint8Array>;
+    let buffer = '';
+    const deadline = setTimeout(() => controller.abort(), 8000);
+    while (events.filter((e) => e.object.metadata.name === name).length < 4) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += new TextDecoder().decode(value);
+      const lines = buffer.split('\n');
+      buffer = lines.pop() ?? '';
+      for (const line of lines) if (line) events.push(JSON.parse(line));
+    }
+    clearTimeout(deadline);
+    controller.abort();
+    const mine = events.filter((e) => e.object.metadata.name === name);
+    expect(mine.map((e) => e.type)).toEqual(['ADDED', 'MODIFIED', 'MODIFIED', 'MODIFIED']);
+    expect(mine.map((e) => e.object.status?.drifts.map((d) => d.state))).toEqual([
+      [],
+      [],
+      ['open'],
+      ['accepted'],
+    ]);
   });
 
   it('has no status route: the status is the API’s to write', async () => {
@@ -407,9 +444,11 @@ describe('the gateway bundle', () => {
     response = await bundle(etag0);
     expect(response.status).toBe(200);
     const etag1 = response.headers.get('etag') as string;
-    const entry = (
-      (await response.json()) as { mcpServers: Array<Record<string, unknown>> }
-    ).mcpServers.find((s) => s.name === name);
+    const raw = (await response.json()) as { mcpServers: Array<Record<string, unknown>> };
+    // The gateway enforces exactly this bundle: its own validation accepts the new field.
+    const valid = validateBundle(raw, etag1.replaceAll('"', ''), 'mcp-edge-a');
+    expect(valid.bundle.mcpServers.map((s) => s.name)).toContain(name);
+    const entry = raw.mcpServers.find((s) => s.name === name);
     expect(entry).toEqual({
       name,
       url: 'https://mcp.example.com/mcp',
