@@ -29,7 +29,12 @@ export class McpObservationService {
     actor: Actor,
   ): Promise<McpObservationResult> {
     const observed = observedDefinitions(input);
-    const known = knownHashes(statusOf(await this.store.get(KIND, name)));
+    const current = statusOf(await this.store.get(KIND, name));
+    // The common case (nothing new, reported again within the minute) takes no lock at all.
+    if (observedStatus(current, observed, actor.name, new Date(), driftId) === undefined) {
+      return { tools: current.tools };
+    }
+    const known = knownHashes(current);
     // Stored before the status refers to them, outside its transaction: content-addressed and
     // idempotent, so one left behind by a failed write is harmless.
     const fresh = observed.filter((tool) => !known.has(tool.hash));
