@@ -48,7 +48,7 @@ beforeAll(async () => {
     const bodies = Array.from({ length: 40 }, (_, i) => {
       const k = i + g;
       const shared = i % 3 === 0;
-      return fixtureReceiptBody({
+      const body = fixtureReceiptBody({
         id: `${name}-${String(i).padStart(3, '0')}`,
         gateway: name,
         receivedAt: new Date(BASE + i * 3_600_000 + (shared ? 0 : g * 1000)).toISOString(),
@@ -57,6 +57,10 @@ beforeAll(async () => {
         identity: IDENTITIES[k % IDENTITIES.length] as { human?: string; service?: string },
         status: k % 7 === 0 ? 502 : 200,
       });
+      // Some of q3's traffic came in on another surface, for the surface filter.
+      return name === 'q3' && i % 4 === 0
+        ? { ...body, surface: 'anthropic-messages' as const }
+        : body;
     });
     const chain = chainOf(bodies);
     await client.call('receipts.ingest', { params: { name }, body: ingestBatchOf(chain) });
@@ -144,6 +148,8 @@ describe('receipt queries', () => {
     ['identity (human)', { identity: 'bob' }, (r) => r.identity.human === 'bob'],
     ['identity (service)', { identity: 'ci-bot' }, (r) => r.identity.service === 'ci-bot'],
     ['identity (session)', { identity: 'sess-a' }, (r) => r.identity.session === 'sess-a'],
+    ['surface', { surface: 'anthropic-messages' }, (r) => r.surface === 'anthropic-messages'],
+    ['surface (the other)', { surface: 'openai-chat' }, (r) => r.surface === 'openai-chat'],
     ['outcome blocked', { outcome: 'blocked' }, (r) => Boolean(blocked(r))],
     [
       'outcome error',
@@ -213,10 +219,12 @@ describe('receipt queries', () => {
   });
 
   it('rejects unknown query parameters and bad values with 400', async () => {
-    const response = await api.fetch('/apis/toolgate.dev/v1/receipts?outcome=maybe', {
-      token: api.operatorToken,
-    });
-    expect(response.status).toBe(400);
+    for (const query of ['outcome=maybe', 'surface=telnet', 'surface=']) {
+      const response = await api.fetch(`/apis/toolgate.dev/v1/receipts?${query}`, {
+        token: api.operatorToken,
+      });
+      expect(response.status, query).toBe(400);
+    }
   });
 
   it('answers 404 for an unknown receipt and 403 for a gateway token', async () => {

@@ -6,6 +6,7 @@ import type { CliContext } from '../context.ts';
 import { CliError, CliExit } from '../errors.ts';
 import { formatData, type OutputFormat, outputOption } from '../output.ts';
 import { resourceApi } from '../resources.ts';
+import { registerReceiptsList } from './receipts-list.ts';
 
 interface VerifyOptions {
   gateway?: string[];
@@ -42,7 +43,10 @@ export function registerReceipts(program: Command, ctx: CliContext): void {
   const receipts = program
     .command('receipts')
     .summary('work with receipts')
-    .description('Receipts are append-only; see `toolgate receipts verify --help`.');
+    .description(
+      'Receipts are append-only; see `toolgate receipts list --help` and `toolgate receipts verify --help`.',
+    );
+  registerReceiptsList(receipts, ctx);
   withConnectionOptions(
     receipts
       .command('verify')

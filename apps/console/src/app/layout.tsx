@@ -11,6 +11,7 @@ const NAV = [
   { to: '/approvals', label: 'Approvals' },
   { to: '/fidelity', label: 'Fidelity' },
   { to: '/gateways', label: 'Gateways' },
+  { to: '/mcp-servers', label: 'MCP servers' },
   { to: '/identities', label: 'Identities' },
   { to: '/audit', label: 'Audit log' },
 ];

@@ -56,6 +56,16 @@ const ApprovalPage = lazy(() =>
     default: m.ApprovalPage,
   })),
 );
+const McpServersPage = lazy(() =>
+  import('../features/mcp-servers/components/mcp-servers-page.tsx').then((m) => ({
+    default: m.McpServersPage,
+  })),
+);
+const McpServerPage = lazy(() =>
+  import('../features/mcp-servers/components/mcp-server-page.tsx').then((m) => ({
+    default: m.McpServerPage,
+  })),
+);
 const AuditPage = lazy(() =>
   import('../features/audit/components/audit-page.tsx').then((m) => ({ default: m.AuditPage })),
 );
@@ -86,6 +96,8 @@ export const routes: RouteObject[] = [
       { path: 'approvals/:name', element: <ApprovalPage /> },
       { path: 'fidelity', element: <FidelityPage /> },
       { path: 'gateways', element: <GatewaysPage /> },
+      { path: 'mcp-servers', element: <McpServersPage /> },
+      { path: 'mcp-servers/:name', element: <McpServerPage /> },
       { path: 'identities', element: <IdentitiesPage /> },
       { path: 'audit', element: <AuditPage /> },
       { path: '*', element: <Empty title="Page not found">Nothing lives at this address.</Empty> },

@@ -1,3 +1,4 @@
+import { Surface } from '@toolgate/core';
 import { type FormEvent, useEffect, useState } from 'react';
 import { Field } from '../../../shared/ui/field.tsx';
 import type { ReceiptFilters } from '../api/list-receipts.ts';
@@ -11,6 +12,7 @@ export const FILTER_KEYS = [
   'rule',
   'policy',
   'outcome',
+  'surface',
 ] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 
@@ -45,6 +47,10 @@ export function toReceiptFilters(values: Partial<Record<FilterKey, string>>): Re
     if (!value) continue;
     if (key === 'outcome') {
       if (value === 'ok' || value === 'error' || value === 'blocked') filters.outcome = value;
+    } else if (key === 'surface') {
+      // A surface this console does not know would be a 400: the URL may be hand-edited.
+      const surface = Surface.safeParse(value);
+      if (surface.success) filters.surface = surface.data;
     } else filters[key] = value;
   }
   return filters;
@@ -110,6 +116,22 @@ export function ReceiptFiltersForm(props: {
             <option value="ok">ok</option>
             <option value="blocked">blocked</option>
             <option value="error">error</option>
+          </select>
+        )}
+      </Field>
+      <Field label="Surface">
+        {(control) => (
+          <select
+            {...control}
+            value={draft.surface ?? ''}
+            onChange={(e) => set('surface', e.target.value || undefined)}
+          >
+            <option value="">any</option>
+            {Surface.options.map((surface) => (
+              <option key={surface} value={surface}>
+                {surface}
+              </option>
+            ))}
           </select>
         )}
       </Field>

@@ -7,6 +7,7 @@ import { useReceipt } from '../api/get-receipt.ts';
 import { useChainVerification } from '../api/verify-chain.ts';
 import { CALL_TONE, CallDecisionCell } from './call-decision.tsx';
 import { IdentityBinding } from './identity-binding.tsx';
+import { McpEvidenceSection } from './mcp-evidence.tsx';
 import { SchemaDiff } from './schema-diff.tsx';
 import { toolChanges } from './tool-changes.ts';
 import { CallResultLink, ToolResultsSection } from './tool-results.tsx';
@@ -30,6 +31,7 @@ export function ReceiptPage() {
             }
           />
           <Overview receipt={r} />
+          <McpEvidenceSection receipt={r} />
           <MediationSection receipt={r} />
           <ToolsSection receipt={r} />
           <ResponseSection receipt={r} />
