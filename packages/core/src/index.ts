@@ -15,6 +15,7 @@ export * from './engine/mediate-request.ts';
 export * from './engine/meta-tools.ts';
 export * from './engine/name-pattern.ts';
 export * from './engine/provider-names.ts';
+export * from './engine/surfaces/mcp-tools.ts';
 export * from './engine/redact.ts';
 export * from './engine/token-buckets.ts';
 export * from './engine/tool-results.ts';
