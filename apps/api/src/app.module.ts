@@ -8,6 +8,7 @@ import { API_ENV, DATABASE_URL, LOGGER } from './database/database.tokens.ts';
 import type { ApiEnv } from './env.ts';
 import { GatewaysModule } from './gateways/gateways.module.ts';
 import { IdentitiesModule } from './identities/identities.module.ts';
+import { McpServersModule } from './mcp-servers/mcp-servers.module.ts';
 import { MediationPoliciesModule } from './mediation-policies/mediation-policies.module.ts';
 import { ProviderProfilesModule } from './provider-profiles/provider-profiles.module.ts';
 import { ReceiptsModule } from './receipts/receipts.module.ts';
@@ -51,6 +52,7 @@ export function appModule(config: AppConfig): DynamicModule {
       GatewaysModule,
       ReceiptsModule,
       ToolCallApprovalsModule,
+      McpServersModule,
       SystemModule,
     ],
   };

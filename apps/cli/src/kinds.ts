@@ -11,6 +11,7 @@ export const ROUTE_GROUPS = {
   ProviderProfile: 'providerProfiles',
   Gateway: 'gateways',
   ToolCallApproval: 'toolCallApprovals',
+  McpServer: 'mcpServers',
 } as const satisfies Record<ResourceKind, string>;
 
 const SHORT_NAMES: Record<ResourceKind, string[]> = {
@@ -20,6 +21,7 @@ const SHORT_NAMES: Record<ResourceKind, string[]> = {
   ProviderProfile: ['profile', 'profiles', 'pp'],
   Gateway: ['gw', 'gws'],
   ToolCallApproval: ['approval', 'approvals', 'tca'],
+  McpServer: ['mcp', 'mcpserver', 'mcps'],
 };
 
 /**

@@ -7,6 +7,7 @@ import { registerGateways } from './commands/gateways.ts';
 import { registerGet } from './commands/get.ts';
 import { registerHistory } from './commands/history.ts';
 import { registerLogin } from './commands/login.ts';
+import { registerMcp } from './commands/mcp.ts';
 import { registerReceipts } from './commands/receipts.ts';
 import { registerRollback } from './commands/rollback.ts';
 import { registerTokens } from './commands/tokens.ts';
@@ -46,6 +47,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerReceipts(program, ctx);
   registerGateways(program, ctx);
   registerApprovals(program, ctx);
+  registerMcp(program, ctx);
   registerLogin(program, ctx);
   registerTokens(program, ctx);
   registerEval(program, ctx);

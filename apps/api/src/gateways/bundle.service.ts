@@ -1,9 +1,12 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { GatewayBundle } from '@toolgate/contract';
 import {
+  type BundleMcpServer,
   type CapabilityContractSpec,
   hashCanonical,
   type IdentitySpec,
+  type McpServerSpec,
+  type McpServerStatus,
   type MediationPolicySpec,
   matchesLabelSelector,
   NotFoundError,
@@ -20,6 +23,7 @@ const BUNDLE_KINDS = new Set([
   'CapabilityContract',
   'ProviderProfile',
   'Gateway',
+  'McpServer',
 ]);
 
 export interface VersionedBundle {
@@ -34,6 +38,8 @@ interface Snapshot {
   identities: ResourceRecord[];
   contracts: ResourceRecord[];
   profiles: ResourceRecord[];
+  /** What every gateway's bundle says of MCP servers: the same for all of them. */
+  mcpServers: BundleMcpServer[];
   /** Live token hashes by identity name. */
   tokens: Map<string, Array<{ sha256: string; expiresAt: string | null }>>;
 }
@@ -71,7 +77,7 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
     const snapshot = await this.snapshot();
     const gateway = snapshot.gateways.get(gatewayName)?.object;
     if (!gateway) throw new NotFoundError('Gateway', gatewayName);
-    const { policies, identities, contracts, profiles, tokens } = snapshot;
+    const { policies, identities, contracts, profiles, mcpServers, tokens } = snapshot;
     const labels = gateway.metadata.labels;
     const selected = policies
       .map((p) => ({ record: p, spec: p.object.spec as MediationPolicySpec }))
@@ -105,6 +111,7 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
         }),
       contracts: contracts.map((c) => c.object.spec as CapabilityContractSpec),
       profiles: profiles.map((p) => p.object.spec as ProviderProfileSpec),
+      mcpServers,
     };
     return { bundle, etag: hashCanonical(bundle) };
   }
@@ -117,20 +124,23 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
     if (this.cached?.version === this.version) return this.cached.snapshot;
     const version = this.version;
     const snapshot = (async () => {
-      const [gateways, policies, identities, contracts, profiles, tokens] = await Promise.all([
-        this.resources.all('Gateway'),
-        this.resources.all('MediationPolicy'),
-        this.resources.all('Identity'),
-        this.resources.all('CapabilityContract'),
-        this.resources.all('ProviderProfile'),
-        this.tokenRepository.liveByIdentity(new Date()),
-      ]);
+      const [gateways, policies, identities, contracts, profiles, servers, tokens] =
+        await Promise.all([
+          this.resources.all('Gateway'),
+          this.resources.all('MediationPolicy'),
+          this.resources.all('Identity'),
+          this.resources.all('CapabilityContract'),
+          this.resources.all('ProviderProfile'),
+          this.resources.all('McpServer'),
+          this.tokenRepository.liveByIdentity(new Date()),
+        ]);
       return {
         gateways: new Map(gateways.map((g) => [g.object.metadata.name, g])),
         policies,
         identities,
         contracts,
         profiles,
+        mcpServers: servers.map(bundleMcpServer),
         tokens,
       };
     })();
@@ -187,4 +197,21 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
       signal.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/**
+ * An McpServer as gateways enforce it: upstream, headers (secrets by reference only), drift
+ * mode and pins. Only the pins of its status: a gateway tells drift itself by comparing what
+ * it lists against them, so a status write that moves no pin leaves every bundle as it was.
+ */
+function bundleMcpServer(record: ResourceRecord): BundleMcpServer {
+  const spec = record.object.spec as McpServerSpec;
+  const status = (record.object.status ?? {}) as Partial<McpServerStatus>;
+  return {
+    name: record.object.metadata.name,
+    url: spec.url,
+    headers: spec.headers ?? [],
+    drift: spec.drift ?? 'warn',
+    pins: Object.fromEntries((status.tools ?? []).map((tool) => [tool.name, tool.pinned])),
+  };
 }

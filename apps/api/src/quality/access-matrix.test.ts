@@ -53,6 +53,14 @@ const EXPECTED_ACCESS: Record<RouteName, string> = {
   'toolCallApprovals.delete': 'operator',
   'toolCallApprovals.request': 'gateway',
   'toolCallApprovals.decide': 'operator',
+  'mcpServers.list': 'operator auditor',
+  'mcpServers.create': 'operator',
+  'mcpServers.get': 'operator auditor',
+  'mcpServers.replace': 'operator',
+  'mcpServers.delete': 'operator',
+  'mcpServers.observe': 'gateway',
+  'mcpServers.accept': 'operator',
+  'mcpServers.definition': 'operator auditor',
   'policies.revisions': 'operator auditor',
   'policies.revision': 'operator auditor',
   'policies.diff': 'operator auditor',
@@ -80,6 +88,7 @@ const READ_ONLY_POSTS = new Set<RouteName>(['policies.diff', 'policies.preview']
 const GATEWAY_MAY = [
   'gateways.get',
   'gateways.replaceStatus',
+  'mcpServers.observe',
   'receipts.getSchema',
   'receipts.ingest',
   'receipts.putSchema',
@@ -95,6 +104,7 @@ type Caller = (typeof CALLERS)[number];
 
 const P = '/apis/toolgate.dev/v1';
 const POLICY = 'matrix-policy';
+const MCP_SERVER = 'matrix-mcp';
 const VICTIM = 'matrix-victim';
 const OWN_GATEWAY = 'gw-a';
 const OTHER_GATEWAY = 'gw-b';
@@ -155,6 +165,12 @@ beforeAll(async () => {
     spec: { rules: [{ id: 'hide-b', action: 'hide', match: { name: 'b' } }] },
   });
   await operator(`${P}/schemas/${encodeURIComponent(SCHEMA_HASH)}`, 'PUT', SCHEMA);
+  await operator(`${P}/mcpservers`, 'POST', {
+    apiVersion: 'toolgate.dev/v1',
+    kind: 'McpServer',
+    metadata: { name: MCP_SERVER },
+    spec: { url: 'http://127.0.0.1:9/mcp' },
+  });
   seededContract = first(await operator(`${P}/capabilitycontracts`)).metadata.name;
   seededProfile = first(await operator(`${P}/providerprofiles`)).metadata.name;
   objects.mediationPolicies = await operator(`${P}/mediationpolicies/${POLICY}`);
@@ -162,6 +178,7 @@ beforeAll(async () => {
   objects.capabilityContracts = await operator(`${P}/capabilitycontracts/${seededContract}`);
   objects.providerProfiles = await operator(`${P}/providerprofiles/${seededProfile}`);
   objects.gateways = await operator(`${P}/gateways/${OWN_GATEWAY}`);
+  objects.mcpServers = await operator(`${P}/mcpservers/${MCP_SERVER}`);
 });
 afterAll(async () => {
   await db?.end();
@@ -207,6 +224,7 @@ function paramsFor(name: RouteName): Record<string, unknown> {
     sync: OWN_GATEWAY,
     receipts: OWN_GATEWAY,
     toolCallApprovals: `act_${'0'.repeat(32)}`,
+    mcpServers: MCP_SERVER,
   };
   return {
     name: names[group],
@@ -386,6 +404,8 @@ describe('access matrix: every registered route × every kind of caller', () => 
     expect(withoutAnonymous('agent')).toEqual(['tokens.whoami']);
     expect(withoutAnonymous('gateway').sort()).toEqual(GATEWAY_MAY);
     expect(withoutAnonymous('otherGateway').sort()).toEqual([
+      // Any gateway reports what the servers it fronts list (every gateway has every server).
+      'mcpServers.observe',
       'receipts.getSchema',
       'receipts.putSchema',
       'tokens.whoami',

@@ -13,6 +13,7 @@ export interface ReceiptFilter {
   ruleId?: string;
   policy?: string;
   outcome?: ReceiptOutcome;
+  surface?: string;
   since?: string;
   until?: string;
   /** Keyset position: strictly older than this (received_at, id). */
@@ -241,6 +242,7 @@ function scalarConditions(filter: ReceiptFilter): Prisma.Sql[] {
     );
   }
   if (filter.outcome !== undefined) conditions.push(Prisma.sql`outcome = ${filter.outcome}`);
+  if (filter.surface !== undefined) conditions.push(Prisma.sql`surface = ${filter.surface}`);
   if (filter.since !== undefined) {
     conditions.push(Prisma.sql`received_at >= ${filter.since}::timestamptz`);
   }

@@ -37,6 +37,7 @@ export class ReceiptQueryService {
         : {}),
       ...(query.policy !== undefined ? { policy: query.policy } : {}),
       ...(query.outcome !== undefined ? { outcome: query.outcome } : {}),
+      ...(query.surface !== undefined ? { surface: query.surface } : {}),
       ...(query.since !== undefined ? { since: query.since } : {}),
       ...(query.until !== undefined ? { until: query.until } : {}),
       ...(query.continue !== undefined ? { before: decodeContinue(query.continue) } : {}),

@@ -14,6 +14,18 @@ export class SchemasRepository {
     return inserted === 1;
   }
 
+  /** Stores several declarations at once (those already there are left as they are). */
+  async putMany(
+    schemas: ReadonlyArray<{ hash: string; definition: Record<string, unknown> }>,
+  ): Promise<void> {
+    await this.prisma.client.$executeRaw`
+      INSERT INTO tool_schemas (hash, body)
+      SELECT * FROM unnest(
+        ${schemas.map((s) => s.hash)}::text[],
+        ${schemas.map((s) => JSON.stringify(s.definition))}::jsonb[])
+      ON CONFLICT (hash) DO NOTHING`;
+  }
+
   async get(hash: string): Promise<Record<string, unknown> | undefined> {
     const row = await this.prisma.client.toolSchema.findUnique({ where: { hash } });
     return row ? (row.body as Record<string, unknown>) : undefined;

@@ -26,6 +26,7 @@ export const ROUTE_GROUP: Record<ResourceKind, string> = {
   ProviderProfile: 'providerProfiles',
   Gateway: 'gateways',
   ToolCallApproval: 'toolCallApprovals',
+  McpServer: 'mcpServers',
 };
 
 export type StandardOperation = 'list' | 'create' | 'get' | 'replace' | 'delete' | 'replaceStatus';

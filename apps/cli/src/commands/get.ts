@@ -14,6 +14,7 @@ import {
 } from '../output.ts';
 import { resourceApi, type StoredResource } from '../resources.ts';
 import { approvalTable } from './approvals.ts';
+import { mcpServerTable } from './mcp.ts';
 
 interface GetOptions {
   output: OutputFormat;
@@ -79,7 +80,7 @@ export function registerGet(program: Command, ctx: CliContext): void {
 
 /** Column sets per kind: what an operator scans for. */
 const COLUMNS: Record<
-  Exclude<ResourceKind, 'ToolCallApproval'>,
+  Exclude<ResourceKind, 'ToolCallApproval' | 'McpServer'>,
   { headers: string[]; row: (o: StoredResource) => string[] }
 > = {
   MediationPolicy: {
@@ -164,6 +165,7 @@ const COLUMNS: Record<
 
 function table(kind: ResourceKind, items: StoredResource[]): string {
   if (kind === 'ToolCallApproval') return approvalTable(items);
+  if (kind === 'McpServer') return mcpServerTable(items);
   const { headers, row } = COLUMNS[kind];
   return renderTable(headers, items.map(row));
 }

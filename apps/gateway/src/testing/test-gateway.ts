@@ -55,6 +55,7 @@ export function bundleOf(
     identities,
     contracts: SEED_CAPABILITY_CONTRACTS.map((c) => c.spec),
     profiles: SEED_PROVIDER_PROFILES.map((p) => p.spec),
+    mcpServers: [],
   };
   return { bundle, etag: hashCanonical(bundle) };
 }

@@ -1,6 +1,7 @@
 import type { RouteDef } from '../route.ts';
 import { auditRouteTable } from './audit.ts';
 import { identityRouteTable } from './identities.ts';
+import { mcpServerRouteTable } from './mcp-servers.ts';
 import { policyRouteTable } from './policies.ts';
 import { receiptRouteTable } from './receipts.ts';
 import { resourceRouteTable } from './resources.ts';
@@ -17,6 +18,7 @@ export const ROUTES = {
   ...prefixed('providerProfiles', resourceRouteTable.providerProfiles),
   ...prefixed('gateways', resourceRouteTable.gateways),
   ...prefixed('toolCallApprovals', toolCallApprovalRouteTable),
+  ...prefixed('mcpServers', mcpServerRouteTable),
   ...prefixed('policies', policyRouteTable),
   ...prefixed('tokens', identityRouteTable),
   ...prefixed('sync', syncRouteTable),

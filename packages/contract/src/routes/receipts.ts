@@ -88,6 +88,8 @@ export const ReceiptQuery = z
     rule: z.string().max(256).optional(),
     policy: z.string().max(253).optional(),
     outcome: z.enum(['ok', 'error', 'blocked']).optional(),
+    /** Which surface the request came in on (`openai-chat`, `mcp`, …). */
+    surface: Surface.optional(),
     since: z.iso.datetime({ offset: true }).optional(),
     until: z.iso.datetime({ offset: true }).optional(),
     limit: decimalInteger(1, 500).optional(),

@@ -9,6 +9,9 @@ import {
   Identity,
   IdentityInput,
   IdentityStatus,
+  McpServer,
+  McpServerInput,
+  McpServerStatus,
   MediationPolicy,
   MediationPolicyInput,
   MediationPolicyStatus,
@@ -75,6 +78,17 @@ export const RESOURCE_KINDS = {
     input: ToolCallApprovalInput,
     status: ToolCallApprovalStatus,
     readers: ['operator', 'auditor', 'gateway'],
+  },
+  /**
+   * Operators write its spec; its status (pins, drift events) is the API's alone, from gateways'
+   * observations and operators' accepts (routes/mcp-servers.ts): no status route is mounted.
+   */
+  McpServer: {
+    plural: 'mcpservers',
+    stored: McpServer,
+    input: McpServerInput,
+    status: McpServerStatus,
+    readers: ['operator', 'auditor'],
   },
 } as const satisfies Record<
   string,

@@ -1,4 +1,5 @@
 import {
+  BundleMcpServer,
   CapabilityContractSpec,
   IdentityType,
   MediationPolicySpec,
@@ -12,7 +13,7 @@ import { API_PREFIX, NameParams } from './resources.ts';
 
 /**
  * Everything a gateway needs to mediate, and nothing secret: the policies its labels select in
- * merged order, the identities it binds requests to, contracts and provider profiles. Its ETag
+ * merged order, the identities it binds requests to, contracts, provider profiles and MCP servers. Its ETag
  * is the canonical hash of this document.
  */
 export const GatewayBundle = z.object({
@@ -48,6 +49,11 @@ export const GatewayBundle = z.object({
   ),
   contracts: z.array(CapabilityContractSpec),
   profiles: z.array(ProviderProfileSpec),
+  /**
+   * Every McpServer, by name: its upstream, headers (secrets by reference only), drift mode and
+   * pinned definition hashes. Absent from a bundle of an API that predates MCP: no servers.
+   */
+  mcpServers: z.array(BundleMcpServer).default([]),
 });
 export type GatewayBundle = z.infer<typeof GatewayBundle>;
 

@@ -17,6 +17,7 @@ export function bundleOf(
     identities: [{ name: 'alice', type: 'human', roles: ['agent'] }],
     contracts: [],
     profiles: [],
+    mcpServers: [],
   };
   return { bundle: JSON.parse(JSON.stringify(bundle)), etag: hashCanonical(bundle) };
 }
