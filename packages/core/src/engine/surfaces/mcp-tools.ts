@@ -18,11 +18,15 @@ export interface McpToolListRequest extends JsonObject {
   tools: JsonObject[];
 }
 
+/**
+ * The list is kept as given (not copied): a frozen list whose JSON text is remembered
+ * (`rememberJsonText`) is then looked up in the catalog memo without serializing it again.
+ */
 export function mcpToolListRequest(
   server: string,
   tools: ReadonlyArray<JsonObject>,
 ): McpToolListRequest {
-  return { model: `mcp/${server}`, server, tools: [...tools] };
+  return { model: `mcp/${server}`, server, tools: tools as JsonObject[] };
 }
 
 /** The name rules match an MCP tool by: `<server>/<tool>`, as LLM requests name MCP tools. */
