@@ -119,7 +119,11 @@ setInterval(() => {
   void sync.reportStatus();
 }, 1000).unref();
 const recorder = env.RECEIPTS === 'on' ? new ReceiptRecorder(spool) : new DisabledReceipts();
-const calls = new CallGates({ gateway: env.GATEWAY_NAME, book: approvals, requests: approvalRequests });
+const calls = new CallGates({
+  gateway: env.GATEWAY_NAME,
+  book: approvals,
+  requests: approvalRequests,
+});
 // MCP servers of the bundle at /mcp/<server>: the same policies, gates and receipt chain.
 const observations = new ObservationReporter({ client, log });
 const mcp = new McpProxy({

@@ -56,7 +56,11 @@ export async function mediateCall(
   const { active, server, facts, gate, record } = context;
   const list = mediateList(active, server, catalog, facts, gate);
   record.mediation = list.mediation;
-  const judged = list.mediation.response.decideCall(String(call.requestId), call.name, call.arguments ?? {});
+  const judged = list.mediation.response.decideCall(
+    String(call.requestId),
+    call.name,
+    call.arguments ?? {},
+  );
   record.mediationMs = list.mediationMs;
   const upstreamName = judged.name.slice(server.name.length + 1);
   const evidence: ToolCallEvidence = agentFacing(judged, call.name);
@@ -105,7 +109,10 @@ export async function mediateCall(
         ...(call.progressToken !== undefined
           ? {
               onprogress: (progress) => {
-                void call.sendProgress({ ...progress, progressToken: call.progressToken as string | number });
+                void call.sendProgress({
+                  ...progress,
+                  progressToken: call.progressToken as string | number,
+                });
               },
             }
           : {}),

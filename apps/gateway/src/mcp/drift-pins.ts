@@ -28,7 +28,10 @@ export interface DriftCheck {
  * tool anyway, `block` withholds it until the bundle's pin changes (an operator accepted the new
  * definition, or the server went back to the pinned one).
  */
-export function checkDrift(server: BundleMcpServer, tools: ReadonlyArray<ObservedTool>): DriftCheck {
+export function checkDrift(
+  server: BundleMcpServer,
+  tools: ReadonlyArray<ObservedTool>,
+): DriftCheck {
   const offered: ObservedTool[] = [];
   const drifted: DriftFinding[] = [];
   const blocked = new Set<string>();
@@ -39,7 +42,12 @@ export function checkDrift(server: BundleMcpServer, tools: ReadonlyArray<Observe
       offered.push(tool);
       continue;
     }
-    drifted.push({ tool: tool.name, pinned, seen: tool.hash, action: block ? 'blocked' : 'warned' });
+    drifted.push({
+      tool: tool.name,
+      pinned,
+      seen: tool.hash,
+      action: block ? 'blocked' : 'warned',
+    });
     if (block) blocked.add(tool.name);
     else offered.push(tool);
   }

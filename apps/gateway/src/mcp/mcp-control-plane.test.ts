@@ -7,7 +7,12 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { until } from '@toolgate/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../../../api/src/testing/test-api.ts';
-import { policyObject, registerGateway, storedReceipt, storedReceiptIds } from '../faults/control-plane.ts';
+import {
+  policyObject,
+  registerGateway,
+  storedReceipt,
+  storedReceiptIds,
+} from '../faults/control-plane.ts';
 import { type GatewayProcess, startGateway } from '../faults/processes.ts';
 import { startTestMcpServer, type TestMcpServer } from './testing/test-mcp-server.ts';
 
@@ -70,8 +75,8 @@ async function status(name = 'github') {
   return (await api.operator.call('mcpServers.get', { params: { name } })).status;
 }
 
-const text = (result: { content?: unknown }) =>
-  ((result.content as Array<{ text?: string }>)[0]?.text ?? '') as string;
+const text = (result: unknown): string =>
+  ((result as { content: Array<{ text?: string }> }).content[0]?.text ?? '') as string;
 
 beforeAll(async () => {
   api = await startTestApi();
@@ -82,7 +87,9 @@ beforeAll(async () => {
   agentToken = (await api.identity('alice', ['agent'], 'human')).token;
   upstream = await startTestMcpServer();
   flaky = await startTestMcpServer();
-  await api.operator.call('mcpServers.create', { body: mcpServer('github', upstream.url, 'block') });
+  await api.operator.call('mcpServers.create', {
+    body: mcpServer('github', upstream.url, 'block'),
+  });
   await api.operator.call('mcpServers.create', { body: mcpServer('flaky', flaky.url, 'warn') });
   dataDir = await mkdtemp(join(tmpdir(), 'toolgate-mcp-'));
   gateway = await startGateway({
@@ -91,7 +98,11 @@ beforeAll(async () => {
     apiToken: gatewayToken,
     upstreamUrl: 'http://127.0.0.1:9',
     dataDir,
-    env: { GITHUB_MCP_KEY: UPSTREAM_KEY, MCP_SESSION_IDLE_MS: '1500', MCP_UPSTREAM_TIMEOUT_MS: '3000' },
+    env: {
+      GITHUB_MCP_KEY: UPSTREAM_KEY,
+      MCP_SESSION_IDLE_MS: '1500',
+      MCP_UPSTREAM_TIMEOUT_MS: '3000',
+    },
   });
   // The bundle with both servers has arrived.
   await until(async () => {
@@ -121,13 +132,17 @@ describe('MCP through a gateway synced from the API', () => {
     await until(async () => (await status())?.tools?.length === 6, 10_000, 'pins');
     // The call's receipt reached the API: surface mcp, identity verified by the token.
     let receipt: Awaited<ReturnType<typeof storedReceipt>> | undefined;
-    await until(async () => {
-      for (const id of await storedReceiptIds(api, GATEWAY)) {
-        const stored = await storedReceipt(api, id);
-        if (stored.mcp?.method === 'tools/call') receipt = stored;
-      }
-      return receipt !== undefined;
-    }, 10_000, 'receipt shipped');
+    await until(
+      async () => {
+        for (const id of await storedReceiptIds(api, GATEWAY)) {
+          const stored = await storedReceipt(api, id);
+          if (stored.mcp?.method === 'tools/call') receipt = stored;
+        }
+        return receipt !== undefined;
+      },
+      10_000,
+      'receipt shipped',
+    );
     expect(receipt?.surface).toBe('mcp');
     expect(receipt?.identity).toMatchObject({ human: 'alice', binding: 'verified' });
     expect(JSON.stringify(receipt)).not.toContain(UPSTREAM_KEY);
@@ -137,8 +152,12 @@ describe('MCP through a gateway synced from the API', () => {
 
   it('rate-limits calls on their arguments per identity, with the explanation as an isError result', async () => {
     const client = await agent();
-    expect(text(await client.callTool({ name: 'search', arguments: { q: 'a' } }))).toBe('results for a');
-    expect(text(await client.callTool({ name: 'search', arguments: { q: 'b' } }))).toBe('results for b');
+    expect(text(await client.callTool({ name: 'search', arguments: { q: 'a' } }))).toBe(
+      'results for a',
+    );
+    expect(text(await client.callTool({ name: 'search', arguments: { q: 'b' } }))).toBe(
+      'results for b',
+    );
     const limited = await client.callTool({ name: 'search', arguments: { q: 'c' } });
     expect(limited.isError).toBe(true);
     expect(text(limited)).toMatch(/rate limit "search-budget"/);
@@ -151,9 +170,11 @@ describe('MCP through a gateway synced from the API', () => {
     expect(first.isError).toBe(true);
     const name = /act_[0-9a-f]{32}/.exec(text(first))?.[0] as string;
     expect(name).toBeDefined();
-    await until(async () =>
-      (await api.operator.call('toolCallApprovals.get', { params: { name } }).catch(() => undefined)) !==
-      undefined,
+    await until(
+      async () =>
+        (await api.operator
+          .call('toolCallApprovals.get', { params: { name } })
+          .catch(() => undefined)) !== undefined,
     );
     const pending = await api.operator.call('toolCallApprovals.get', { params: { name } });
     expect(pending.spec).toMatchObject({
@@ -190,12 +211,19 @@ describe('MCP through a gateway synced from the API', () => {
       /-32602.*weather.*drift/,
     );
     await until(
-      async () => (await status())?.drifts?.some((d) => d.tool === 'weather' && d.state === 'open') === true,
+      async () =>
+        (await status())?.drifts?.some((d) => d.tool === 'weather' && d.state === 'open') === true,
       10_000,
       'drift recorded',
     );
-    await api.operator.call('mcpServers.accept', { params: { name: 'github' }, body: { tool: 'weather' } });
-    await until(async () => (await client.listTools()).tools.some((t) => t.name === 'weather'), 10_000);
+    await api.operator.call('mcpServers.accept', {
+      params: { name: 'github' },
+      body: { tool: 'weather' },
+    });
+    await until(
+      async () => (await client.listTools()).tools.some((t) => t.name === 'weather'),
+      10_000,
+    );
     expect(text(await client.callTool({ name: 'weather', arguments: { city: 'Rome' } }))).toBe(
       'sunny in Rome',
     );
@@ -217,13 +245,17 @@ describe('MCP through a gateway synced from the API', () => {
       /MCP server flaky (is unreachable|failed)/,
     );
     let receipt: Awaited<ReturnType<typeof storedReceipt>> | undefined;
-    await until(async () => {
-      for (const id of await storedReceiptIds(api, GATEWAY)) {
-        const stored = await storedReceipt(api, id);
-        if (stored.mcp?.server === 'flaky' && stored.outcome.status === 502) receipt = stored;
-      }
-      return receipt !== undefined;
-    }, 10_000, '502 receipt');
+    await until(
+      async () => {
+        for (const id of await storedReceiptIds(api, GATEWAY)) {
+          const stored = await storedReceipt(api, id);
+          if (stored.mcp?.server === 'flaky' && stored.outcome.status === 502) receipt = stored;
+        }
+        return receipt !== undefined;
+      },
+      10_000,
+      '502 receipt',
+    );
     expect(receipt?.mcp?.error?.code).toBe(-32603);
   });
 });

@@ -15,7 +15,12 @@ import { startTestMcpServer, type TestMcpServer } from './testing/test-mcp-serve
 const POLICY: MediationPolicySpecInput = {
   rules: [
     { id: 'no-delete', action: 'hide', match: { name: 'github/delete_repo' } },
-    { id: 'bug-alias', action: 'rename', match: { name: 'github/create_issue' }, alias: 'file_bug' },
+    {
+      id: 'bug-alias',
+      action: 'rename',
+      match: { name: 'github/create_issue' },
+      alias: 'file_bug',
+    },
     {
       id: 'search-note',
       action: 'augment',
@@ -164,7 +169,10 @@ describe('the gateway as an MCP proxy', () => {
   it('answers an unknown server with 404 and bad JSON-RPC with a JSON-RPC error', async () => {
     const missing = await fetch(`${gateway.url}/mcp/gitlab`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
       body: '{}',
     });
     expect(missing.status).toBe(404);
@@ -185,5 +193,32 @@ describe('the gateway as an MCP proxy', () => {
     // Still serving.
     const client = await connect();
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it('drift: warn serves a changed tool and says so in the tools/list receipt', async () => {
+    const pinned = `sha256:${'0'.repeat(64)}`;
+    await gateway.applyPolicies(
+      [{ name: 'mcp', spec: POLICY }],
+      [],
+      [server({ pins: { weather: pinned } })],
+    );
+    const client = await connect();
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain('weather');
+    const listed = (await receipts()).filter((r) => r.mcp?.method === 'tools/list').at(-1);
+    expect(listed?.mcp?.drifted).toEqual([
+      { tool: 'weather', pinned, seen: expect.stringMatching(/^sha256:/), action: 'warned' },
+    ]);
+    await gateway.applyPolicies([{ name: 'mcp', spec: POLICY }], [], [server()]);
+  });
+
+  it('refuses to open a session whose header secret is not in the environment, naming the variable', async () => {
+    await gateway.applyPolicies(
+      [{ name: 'mcp', spec: POLICY }],
+      [],
+      [server({ headers: [{ name: 'authorization', secretRef: { env: 'NOT_SET_MCP_TOKEN' } }] })],
+    );
+    await expect(connect()).rejects.toThrow(/NOT_SET_MCP_TOKEN/);
+    await gateway.applyPolicies([{ name: 'mcp', spec: POLICY }], [], [server()]);
   });
 });

@@ -76,7 +76,10 @@ export class McpReceipts {
           identity: record.identity,
           bundleEtag: record.active.etag,
           mediation,
-          outcome: { status: finished.status, ...(finished.error ? { error: finished.error } : {}) },
+          outcome: {
+            status: finished.status,
+            ...(finished.error ? { error: finished.error } : {}),
+          },
           ...(finished.response ? { response: finished.response } : {}),
           ...(finished.toolResult
             ? { toolResults: { entries: [finished.toolResult], truncated: false } }

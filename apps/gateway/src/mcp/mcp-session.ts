@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import {
   CallToolRequestSchema,
-  type JSONRPCRequest,
   ErrorCode,
+  type JSONRPCRequest,
   ListToolsRequestSchema,
   McpError,
   ResultSchema,
@@ -17,15 +17,15 @@ import {
 import type { BundleMcpServer, JsonObject } from '@toolgate/core';
 import { mediateCall } from './call-mediation.ts';
 import { mediateList, refuseCursor, servedTools } from './list-mediation.ts';
+import type { McpProxyDependencies } from './mcp-proxy.ts';
 import type { McpFinished } from './mcp-receipts.ts';
 import type { McpRequestContext } from './mcp-request.ts';
-import type { McpProxyDependencies } from './mcp-proxy.ts';
-import { factsOf } from './request-context.ts';
 import { fetchToolCatalog, type ToolCatalog } from './tool-catalog.ts';
 import { upstreamFailure } from './upstream-client.ts';
 
 /** Requests passed through to the upstream unmediated (but receipted): docs/mcp.md. */
-const PASSED_THROUGH = /^(resources\/(list|templates\/list|read|subscribe|unsubscribe)|prompts\/(list|get)|completion\/complete|logging\/setLevel)$/;
+const PASSED_THROUGH =
+  /^(resources\/(list|templates\/list|read|subscribe|unsubscribe)|prompts\/(list|get)|completion\/complete|logging\/setLevel)$/;
 
 /**
  * One agent session on `/mcp/<server>`: the SDK `Server` and Streamable HTTP transport the agent
@@ -194,7 +194,6 @@ export class McpSession {
       if ('error' in outcome.answer) throw outcome.answer.error;
       return outcome.answer.result as never;
     });
-
   }
 
   /** resources/*, prompts/*, completion, logging: forwarded as they are, receipted. */

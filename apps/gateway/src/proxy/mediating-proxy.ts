@@ -12,10 +12,10 @@ import {
   type MediationResult,
   mediateRequest,
   type ProviderErrorDetails,
+  type ProviderSurface,
   type ReceiptIdentity,
   RequestParser,
   type ResponseEvidence,
-  type ProviderSurface,
   sanitizeProviderError,
   scrubSecrets,
   UnsupportedRequestError,
@@ -87,7 +87,11 @@ export class MediatingProxy {
    * Serves one agent request to the end. Never rejects: a failure of the gateway itself is a
    * provider-style 500 (or, once the answer has started, a cut connection) and a log line.
    */
-  async handle(surface: ProviderSurface, request: IncomingMessage, reply: ServerResponse): Promise<void> {
+  async handle(
+    surface: ProviderSurface,
+    request: IncomingMessage,
+    reply: ServerResponse,
+  ): Promise<void> {
     try {
       await this.serve(surface, request, reply);
     } catch (error) {

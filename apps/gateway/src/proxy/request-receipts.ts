@@ -1,5 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import type { MediationResult, ReceiptIdentity, ResponseEvidence, ProviderSurface } from '@toolgate/core';
+import type {
+  MediationResult,
+  ProviderSurface,
+  ReceiptIdentity,
+  ResponseEvidence,
+} from '@toolgate/core';
 import type { Logger } from 'pino';
 import type { ActiveBundle } from '../bundle/bundle-store.ts';
 import type { GatewayMetrics } from '../metrics.ts';

@@ -95,7 +95,10 @@ export class Upstreams {
    * The gateway's key when it has one, else the agent's: passed through, never stored. An
    * agent's Toolgate token in the key slot is the gateway's business only: never passed on.
    */
-  private credentials(surface: ProviderSurface, incoming: Record<string, string | string[] | undefined>) {
+  private credentials(
+    surface: ProviderSurface,
+    incoming: Record<string, string | string[] | undefined>,
+  ) {
     const agent = (name: string) => {
       const value = incoming[name];
       if (typeof value !== 'string') return undefined;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server as HttpServer } from 'node:http';
+import { createServer, type Server as HttpServer, type IncomingHttpHeaders } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
@@ -109,7 +109,9 @@ export async function startTestMcpServer(
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name, arguments: args } = request.params;
       calls.push({ name, arguments: args });
-      const text = (value: string): CallToolResult => ({ content: [{ type: 'text', text: value }] });
+      const text = (value: string): CallToolResult => ({
+        content: [{ type: 'text', text: value }],
+      });
       switch (name) {
         case 'create_issue':
           return text(`created issue "${String(args?.title)}"`);
@@ -161,7 +163,13 @@ export async function startTestMcpServer(
     if (known) return known.handleRequest(request, response);
     if (typeof id === 'string') {
       response.writeHead(404, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32001, message: 'Session not found' } }));
+      response.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: null,
+          error: { code: -32001, message: 'Session not found' },
+        }),
+      );
       return;
     }
     const transport = new StreamableHTTPServerTransport({

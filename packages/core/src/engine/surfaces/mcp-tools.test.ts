@@ -34,7 +34,12 @@ describe('MCP tool lists', () => {
           description_append: 'Mind the repo.',
           parameters: { required: ['title'] },
         },
-        { id: 'alias', action: 'rename', match: { name: 'github/create_issue' }, alias: 'file_bug' },
+        {
+          id: 'alias',
+          action: 'rename',
+          match: { name: 'github/create_issue' },
+          alias: 'file_bug',
+        },
         // Written for agent-declared tools: it must not touch an MCP tool of the same name.
         { id: 'agent-only', action: 'hide', match: { name: '*', declared_by: 'agent' } },
       ],
@@ -47,7 +52,7 @@ describe('MCP tool lists', () => {
     const tools = served(result);
     expect(tools.map((t) => t.name)).toEqual(['file_bug', 'search.code']);
     expect(tools[0]?.description).toBe('create_issue tool\n\nMind the repo.');
-    expect((tools[0]?.inputSchema as JsonObject).required).toEqual(['title']);
+    expect((tools[0]?.inputSchema as JsonObject | undefined)?.required).toEqual(['title']);
     expect(result.model).toBe('mcp/github');
     expect(result.tools.map((t) => [t.name, t.declared_by, t.executed_by, t.policy_state])).toEqual(
       [
@@ -64,8 +69,14 @@ describe('MCP tool lists', () => {
     const bundle = bundleOf({
       rules: [{ id: 'h', action: 'hide', match: { name: 'gitlab/delete_repo' } }],
     });
-    const github = mediateRequest(bundle, { surface: 'mcp', body: mcpToolListRequest('github', LIST) });
-    const gitlab = mediateRequest(bundle, { surface: 'mcp', body: mcpToolListRequest('gitlab', LIST) });
+    const github = mediateRequest(bundle, {
+      surface: 'mcp',
+      body: mcpToolListRequest('github', LIST),
+    });
+    const gitlab = mediateRequest(bundle, {
+      surface: 'mcp',
+      body: mcpToolListRequest('gitlab', LIST),
+    });
     expect(served(github)).toHaveLength(3);
     expect(served(gitlab).map((t) => t.name)).toEqual(['create_issue', 'search.code']);
     expect(gitlab.tools[0]?.name).toBe('gitlab/create_issue');
@@ -74,7 +85,12 @@ describe('MCP tool lists', () => {
   it('judges a call by its agent-facing name with call-time rules on server/tool', () => {
     const bundle = bundleOf({
       rules: [
-        { id: 'alias', action: 'rename', match: { name: 'github/create_issue' }, alias: 'file_bug' },
+        {
+          id: 'alias',
+          action: 'rename',
+          match: { name: 'github/create_issue' },
+          alias: 'file_bug',
+        },
         {
           id: 'no-prod',
           action: 'deny',

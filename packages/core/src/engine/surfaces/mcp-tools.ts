@@ -1,7 +1,7 @@
 import { ValidationError } from '../../errors.ts';
 import { isJsonObject, type JsonObject } from '../../json/json-value.ts';
-import { MCP_LIMITS, McpToolName } from '../../resources/mcp-server.ts';
 import { ResourceName } from '../../resources/envelope.ts';
+import { MCP_LIMITS, McpToolName } from '../../resources/mcp-server.ts';
 import type { FunctionParts, RequestTool, SurfaceAdapter } from '../request-tool.ts';
 import { nonEmptyString, RequestProblems } from './request-fields.ts';
 
