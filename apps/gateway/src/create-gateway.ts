@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
+import { type McpProxy, mcpServerOfPath } from './mcp/mcp-proxy.ts';
 import { proxySurface, sendJson, surfaceOfPath } from './proxy/agent-http.ts';
 import { MediatingProxy, type ProxyDependencies } from './proxy/mediating-proxy.ts';
 import { providerError, providerErrorJson } from './proxy/provider-errors.ts';
@@ -8,6 +9,8 @@ import { providerError, providerErrorJson } from './proxy/provider-errors.ts';
 export interface GatewayParts extends ProxyDependencies {
   /** Refreshes gauges (spool depth, bundle age) right before `/metrics` is read. */
   collect?: () => void;
+  /** The `/mcp/<server>` routes (mcp/mcp-proxy.ts); absent: none. */
+  mcp?: McpProxy;
 }
 
 /**
@@ -29,6 +32,15 @@ export function createGateway(
     forceCloseConnections: true,
     serverFactory: (fastify) =>
       createServer((request, response) => {
+        const mcpServer = parts.mcp ? mcpServerOfPath(request.url) : undefined;
+        if (mcpServer !== undefined && parts.mcp) {
+          if (closing) {
+            sendJson(response, 503, MCP_CLOSING, { connection: 'close' });
+            return;
+          }
+          void parts.mcp.handle(mcpServer, request, response);
+          return;
+        }
         const surface = proxySurface(request);
         if (surface === undefined) return fastify(request, response);
         if (closing) {
@@ -44,6 +56,8 @@ export function createGateway(
   });
   app.addHook('preClose', async () => {
     closing = true;
+    // Open SSE streams would hold the server open: MCP sessions end first.
+    await parts.mcp?.close();
   });
   // No Fastify route reads a body: any content type is accepted (and ignored), so a POST to a
   // path that does not exist is a 404 rather than a 415.
@@ -82,3 +96,9 @@ export function createGateway(
   });
   return app;
 }
+
+const MCP_CLOSING = JSON.stringify({
+  jsonrpc: '2.0',
+  id: null,
+  error: { code: -32603, message: 'gateway is shutting down; retry' },
+});

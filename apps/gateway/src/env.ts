@@ -69,6 +69,23 @@ export const GatewayEnv = z.object({
     .int()
     .min(1024)
     .default(16 * 1024 * 1024),
+  /** MCP sessions (`/mcp/<server>`) unused for this long are closed; the agent re-initializes. */
+  MCP_SESSION_IDLE_MS: z.coerce.number().int().min(1000).default(600_000),
+  /** Most MCP sessions open at once (each holds an upstream session); past it new ones get 503. */
+  MCP_MAX_SESSIONS: z.coerce.number().int().min(1).default(1000),
+  /** Each request to an upstream MCP server (connect, tools/list, tools/call) gives up after this. */
+  MCP_UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(60_000),
+  /** Largest MCP request body from an agent, and largest upstream answer to one request. */
+  MCP_BODY_LIMIT: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(4 * 1024 * 1024),
+  MCP_MAX_RESPONSE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(16 * 1024 * 1024),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 export type GatewayEnv = z.infer<typeof GatewayEnv>;

@@ -10,6 +10,9 @@ import { CallGates } from './calls/call-gates.ts';
 import { createGateway } from './create-gateway.ts';
 import { parseGatewayEnv } from './env.ts';
 import { createLogger } from './logger.ts';
+import { McpProxy } from './mcp/mcp-proxy.ts';
+import { McpReceipts } from './mcp/mcp-receipts.ts';
+import { ObservationReporter } from './mcp/observation-reporter.ts';
 import { createMetrics } from './metrics.ts';
 import { Upstreams } from './proxy/upstream.ts';
 import { DisabledReceipts, ReceiptRecorder } from './receipts/receipt-recorder.ts';
@@ -115,15 +118,41 @@ setInterval(() => {
   quarantined = count;
   void sync.reportStatus();
 }, 1000).unref();
+const recorder = env.RECEIPTS === 'on' ? new ReceiptRecorder(spool) : new DisabledReceipts();
+const calls = new CallGates({
+  gateway: env.GATEWAY_NAME,
+  book: approvals,
+  requests: approvalRequests,
+});
+// MCP servers of the bundle at /mcp/<server>: the same policies, gates and receipt chain.
+const observations = new ObservationReporter({ client, log });
+const mcp = new McpProxy({
+  bundles,
+  receipts: new McpReceipts({ gateway: env.GATEWAY_NAME, recorder, metrics, log, now: Date.now }),
+  metrics,
+  log,
+  calls,
+  reporter: observations,
+  // Header secrets (`secretRef.env`) are read from the gateway's environment when a session opens.
+  secrets: process.env,
+  options: {
+    idleMs: env.MCP_SESSION_IDLE_MS,
+    maxSessions: env.MCP_MAX_SESSIONS,
+    upstreamTimeoutMs: env.MCP_UPSTREAM_TIMEOUT_MS,
+    bodyLimit: env.MCP_BODY_LIMIT,
+    maxResponseBytes: env.MCP_MAX_RESPONSE_BYTES,
+  },
+});
 const app = createGateway({
   gateway: env.GATEWAY_NAME,
   bundles,
   upstreams,
-  recorder: env.RECEIPTS === 'on' ? new ReceiptRecorder(spool) : new DisabledReceipts(),
+  recorder,
   metrics,
   log,
   bodyLimit: env.BODY_LIMIT,
-  calls: new CallGates({ gateway: env.GATEWAY_NAME, book: approvals, requests: approvalRequests }),
+  calls,
+  mcp,
   collect: () => {
     metrics.approvalsKnown.set(approvals.size);
     const stats = spool.stats();
@@ -150,6 +179,7 @@ process.stdout.write(
   `\nToolgate gateway "${env.GATEWAY_NAME}" listening on http://${env.HOST}:${port}\n` +
     `  OpenAI-compatible:    http://${env.HOST}:${port}/v1  (set as your SDK's baseURL)\n` +
     `  Anthropic-compatible: http://${env.HOST}:${port}\n` +
+    `  MCP servers:          http://${env.HOST}:${port}/mcp/<server>\n` +
     `  bundle: ${bundles.current()?.etag ?? 'none yet (waiting for the API)'}\n`,
 );
 
@@ -161,6 +191,7 @@ async function shutdown(signal: string) {
   await app.close();
   sync.stop();
   approvalRequests.stop();
+  observations.stop();
   await approvalWatch.stop();
   await shipper.stop();
   await upstreams.close();

@@ -40,6 +40,29 @@ export function createMetrics() {
       labelNames: ['outcome', 'rule'] as const,
       registers: [registry],
     }),
+    mcpSessions: new Gauge({
+      name: 'toolgate_gateway_mcp_sessions',
+      help: 'Open MCP sessions (agent sessions on /mcp/<server>, each with its upstream session)',
+      registers: [registry],
+    }),
+    mcpRequests: new Counter({
+      name: 'toolgate_gateway_mcp_requests_total',
+      help: 'MCP JSON-RPC requests the gateway answered, by method and outcome (ok, error)',
+      labelNames: ['method', 'outcome'] as const,
+      registers: [registry],
+    }),
+    mcpToolCalls: new Counter({
+      name: 'toolgate_gateway_mcp_tool_calls_total',
+      help: 'MCP tools/call requests, by outcome (ok, tool_error, refused, withheld, upstream_error, not_recorded)',
+      labelNames: ['server', 'outcome'] as const,
+      registers: [registry],
+    }),
+    mcpDrifts: new Counter({
+      name: 'toolgate_gateway_mcp_drifted_tools_total',
+      help: 'MCP tool lists fetched with a tool whose definition differs from its pin, by server and action (warned, blocked)',
+      labelNames: ['server', 'action'] as const,
+      registers: [registry],
+    }),
     approvalsKnown: new Gauge({
       name: 'toolgate_gateway_approvals_known',
       help: 'ToolCallApprovals the gateway holds from its watch on the API',

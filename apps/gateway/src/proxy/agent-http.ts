@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { decodeUtf8Strictly, invalidUtf8Message, type Surface } from '@toolgate/core';
+import { decodeUtf8Strictly, invalidUtf8Message, type ProviderSurface } from '@toolgate/core';
 
 /**
  * The agent's side of the two proxy routes in plain `node:http`: routing, reading the body and
@@ -8,13 +8,13 @@ import { decodeUtf8Strictly, invalidUtf8Message, type Surface } from '@toolgate/
  * of each. Health, readiness, metrics and 404s stay on Fastify.
  */
 
-const PROXY_ROUTES: ReadonlyMap<string, Surface> = new Map([
+const PROXY_ROUTES: ReadonlyMap<string, ProviderSurface> = new Map([
   ['/v1/chat/completions', 'openai-chat'],
   ['/v1/messages', 'anthropic-messages'],
 ]);
 
 /** The provider surface a request is for, or undefined when it is not a proxy request. */
-export function proxySurface(request: IncomingMessage): Surface | undefined {
+export function proxySurface(request: IncomingMessage): ProviderSurface | undefined {
   if (request.method !== 'POST') return undefined;
   const url = request.url ?? '';
   const query = url.indexOf('?');
@@ -22,7 +22,7 @@ export function proxySurface(request: IncomingMessage): Surface | undefined {
 }
 
 /** The surface whose error format answers a request that matched no route. */
-export function surfaceOfPath(url: string): Surface {
+export function surfaceOfPath(url: string): ProviderSurface {
   return url.startsWith('/v1/messages') ? 'anthropic-messages' : 'openai-chat';
 }
 

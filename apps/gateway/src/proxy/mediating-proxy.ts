@@ -12,10 +12,10 @@ import {
   type MediationResult,
   mediateRequest,
   type ProviderErrorDetails,
+  type ProviderSurface,
   type ReceiptIdentity,
   RequestParser,
   type ResponseEvidence,
-  type Surface,
   sanitizeProviderError,
   scrubSecrets,
   UnsupportedRequestError,
@@ -87,7 +87,11 @@ export class MediatingProxy {
    * Serves one agent request to the end. Never rejects: a failure of the gateway itself is a
    * provider-style 500 (or, once the answer has started, a cut connection) and a log line.
    */
-  async handle(surface: Surface, request: IncomingMessage, reply: ServerResponse): Promise<void> {
+  async handle(
+    surface: ProviderSurface,
+    request: IncomingMessage,
+    reply: ServerResponse,
+  ): Promise<void> {
     try {
       await this.serve(surface, request, reply);
     } catch (error) {
@@ -98,7 +102,7 @@ export class MediatingProxy {
   }
 
   private async serve(
-    surface: Surface,
+    surface: ProviderSurface,
     request: IncomingMessage,
     reply: ServerResponse,
   ): Promise<void> {
@@ -375,7 +379,7 @@ export class MediatingProxy {
    */
   private refuse(
     reply: ServerResponse,
-    surface: Surface,
+    surface: ProviderSurface,
     status: number,
     message: string,
     extra: { details?: ProviderErrorDetails; headers?: Record<string, string> } = {},
@@ -385,7 +389,7 @@ export class MediatingProxy {
     sendJson(reply, status, providerErrorJson(surface, status, safe, extra.details), extra.headers);
   }
 
-  private countBlocked(surface: Surface, evidence: ResponseEvidence): void {
+  private countBlocked(surface: ProviderSurface, evidence: ResponseEvidence): void {
     let blocked = 0;
     for (const call of evidence.tool_calls) {
       if (call.policy_state === 'allowed') continue;

@@ -1,5 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import type { MediationResult, ReceiptIdentity, ResponseEvidence, Surface } from '@toolgate/core';
+import type {
+  MediationResult,
+  ProviderSurface,
+  ReceiptIdentity,
+  ResponseEvidence,
+} from '@toolgate/core';
 import type { Logger } from 'pino';
 import type { ActiveBundle } from '../bundle/bundle-store.ts';
 import type { GatewayMetrics } from '../metrics.ts';
@@ -10,7 +15,7 @@ import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 /** Everything a receipt needs about one request, filled in as the request goes. */
 export interface RequestRecord {
   id: string;
-  surface: Surface;
+  surface: ProviderSurface;
   receivedAt: number;
   started: number;
   active: ActiveBundle;

@@ -1,4 +1,4 @@
-import type { Surface } from '@toolgate/core';
+import type { ProviderSurface } from '@toolgate/core';
 import { Pool } from 'undici';
 import { ProviderCall } from './upstream-answer.ts';
 
@@ -11,13 +11,13 @@ export interface UpstreamConfig {
   timeoutMs: number;
 }
 
-const PATHS: Record<Surface, string> = {
+const PATHS: Record<ProviderSurface, string> = {
   'openai-chat': '/v1/chat/completions',
   'anthropic-messages': '/v1/messages',
 };
 
 /** Request headers worth forwarding; everything else (hop-by-hop, identity, cookies) stays here. */
-const FORWARDED: Record<Surface, ReadonlyArray<string>> = {
+const FORWARDED: Record<ProviderSurface, ReadonlyArray<string>> = {
   'openai-chat': ['openai-organization', 'openai-project', 'openai-beta', 'accept', 'user-agent'],
   'anthropic-messages': ['anthropic-version', 'anthropic-beta', 'accept', 'user-agent'],
 };
@@ -36,7 +36,7 @@ export function toolgateTokenIn(value: string): string | undefined {
  * header and body timeouts. Credentials go upstream and nowhere else.
  */
 export class Upstreams {
-  private readonly pools = new Map<Surface, { pool: Pool; basePath: string }>();
+  private readonly pools = new Map<ProviderSurface, { pool: Pool; basePath: string }>();
 
   constructor(private readonly config: UpstreamConfig) {
     for (const [surface, base] of [
@@ -62,7 +62,7 @@ export class Upstreams {
    * streams in), or rejects when the call fails before; `abort()` stops it at any point.
    */
   send(
-    surface: Surface,
+    surface: ProviderSurface,
     body: Buffer,
     incoming: Record<string, string | string[] | undefined>,
   ): ProviderCall {
@@ -95,7 +95,10 @@ export class Upstreams {
    * The gateway's key when it has one, else the agent's: passed through, never stored. An
    * agent's Toolgate token in the key slot is the gateway's business only: never passed on.
    */
-  private credentials(surface: Surface, incoming: Record<string, string | string[] | undefined>) {
+  private credentials(
+    surface: ProviderSurface,
+    incoming: Record<string, string | string[] | undefined>,
+  ) {
     const agent = (name: string) => {
       const value = incoming[name];
       if (typeof value !== 'string') return undefined;

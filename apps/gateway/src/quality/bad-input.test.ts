@@ -1,4 +1,4 @@
-import type { Surface } from '@toolgate/core';
+import type { ProviderSurface } from '@toolgate/core';
 import {
   deepArray,
   deepObject,
@@ -32,7 +32,7 @@ const BODY_LIMIT = 128 * 1024;
 const RUNS = 150;
 const REQUEST_TIMEOUT_MS = 15_000;
 
-const ENDPOINTS: Record<Surface, string> = {
+const ENDPOINTS: Record<ProviderSurface, string> = {
   'openai-chat': '/v1/chat/completions',
   'anthropic-messages': '/v1/messages',
 };
@@ -94,7 +94,7 @@ const anthropicTool = (name: string, schema: unknown = { type: 'object', propert
   input_schema: schema,
 });
 
-function template(surface: Surface): Record<string, unknown> {
+function template(surface: ProviderSurface): Record<string, unknown> {
   const names = ['search', 'delete_repo', 'fetch', 'github/create_issue'];
   return surface === 'openai-chat'
     ? {
@@ -176,7 +176,7 @@ const hostileSchema = fc.oneof(
 );
 
 /** Tools an attacker might declare: hostile names, hostile schemas, duplicates, lots of them. */
-function hostileTools(surface: Surface): fc.Arbitrary<Attempt> {
+function hostileTools(surface: ProviderSurface): fc.Arbitrary<Attempt> {
   const tool = fc
     .record({ name: hostileName, schema: hostileSchema })
     .map(({ name, schema }) =>
@@ -206,7 +206,7 @@ function hostileTools(surface: Surface): fc.Arbitrary<Attempt> {
   );
 }
 
-function bodyArbitrary(surface: Surface): fc.Arbitrary<Attempt> {
+function bodyArbitrary(surface: ProviderSurface): fc.Arbitrary<Attempt> {
   const base = template(surface);
   const paths = pathsOf(base);
   const objectPaths = paths.filter((p) => {
@@ -289,7 +289,7 @@ function upstreamSeq(): number {
 }
 
 /** The provider's error shape for `surface`, with a message a person can act on. */
-function errorMessage(surface: Surface, body: unknown): string | undefined {
+function errorMessage(surface: ProviderSurface, body: unknown): string | undefined {
   const error =
     surface === 'anthropic-messages'
       ? (body as { type?: unknown; error?: { type?: unknown; message?: unknown } })?.type ===
@@ -301,7 +301,7 @@ function errorMessage(surface: Surface, body: unknown): string | undefined {
   return error.message;
 }
 
-async function judge(surface: Surface, attempt: Attempt): Promise<void> {
+async function judge(surface: ProviderSurface, attempt: Attempt): Promise<void> {
   const depthBefore = spoolDepth();
   const seqBefore = upstreamSeq();
   const headers: Record<string, string> = { authorization: 'Bearer sk-fuzz' };
@@ -347,7 +347,7 @@ function describeAttempt(attempt: Attempt): string {
 const failureReporter = readableFailure(describeAttempt);
 
 describe('random input never breaks the gateway', () => {
-  it.each(Object.keys(ENDPOINTS) as Surface[])('%s', async (surface) => {
+  it.each(Object.keys(ENDPOINTS) as ProviderSurface[])('%s', async (surface) => {
     await fc.assert(
       fc.asyncProperty(bodyArbitrary(surface), (attempt) => judge(surface, attempt)),
       { numRuns: RUNS, endOnFailure: true, reporter: failureReporter },
@@ -386,7 +386,7 @@ describe('random input never breaks the gateway', () => {
         says: /JSON/,
       },
     ];
-    for (const surface of Object.keys(ENDPOINTS) as Surface[]) {
+    for (const surface of Object.keys(ENDPOINTS) as ProviderSurface[]) {
       for (const { attempt, status, says } of cases) {
         const seq = upstreamSeq();
         const response = await fetch(gw.url + ENDPOINTS[surface], {

@@ -1,4 +1,4 @@
-import type { Surface } from '@toolgate/core';
+import type { ProviderSurface } from '@toolgate/core';
 import {
   invalidUtf8,
   malformedJson,
@@ -40,7 +40,7 @@ const anyText = fc.oneof(
 
 const overLimit = fc.constantFrom(257, 300, 2000, 70_000).map((n) => 'a'.repeat(n));
 
-function template(surface: Surface, stream: boolean): Record<string, unknown> {
+function template(surface: ProviderSurface, stream: boolean): Record<string, unknown> {
   const tools =
     surface === 'openai-chat'
       ? ['search', 'delete_repo'].map((name) => ({
@@ -97,7 +97,7 @@ const identityHeaders = fc.dictionary(
   { maxKeys: 3 },
 );
 
-function bodies(surface: Surface, stream: boolean): fc.Arbitrary<string | Uint8Array> {
+function bodies(surface: ProviderSurface, stream: boolean): fc.Arbitrary<string | Uint8Array> {
   const base = template(surface, stream);
   const paths = pathsOf(base).filter((p) => p.length > 0);
   const text = JSON.stringify(base);
@@ -133,7 +133,7 @@ function bodies(surface: Surface, stream: boolean): fc.Arbitrary<string | Uint8A
 export function hostileAttempt(): fc.Arbitrary<Attempt> {
   return fc
     .record({
-      surface: fc.constantFrom<Surface>('openai-chat', 'anthropic-messages'),
+      surface: fc.constantFrom<ProviderSurface>('openai-chat', 'anthropic-messages'),
       stream: fc.boolean(),
       headers: identityHeaders,
     })

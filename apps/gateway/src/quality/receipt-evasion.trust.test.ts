@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Surface } from '@toolgate/core';
+import type { ProviderSurface } from '@toolgate/core';
 import { readableFailure } from '@toolgate/core/testing';
 import fc from 'fast-check';
 import OpenAI from 'openai';
@@ -66,11 +66,11 @@ function anthropicBody(extra: Record<string, unknown> = {}): Record<string, unkn
   };
 }
 
-const bodyFor = (surface: Surface, extra: Record<string, unknown> = {}) =>
+const bodyFor = (surface: ProviderSurface, extra: Record<string, unknown> = {}) =>
   surface === 'openai-chat' ? openAIBody(extra) : anthropicBody(extra);
 
 /** A body whose last user message is a mock script (the mock provider's `mock: {json}`). */
-const scripted = (surface: Surface, script: unknown, extra: Record<string, unknown> = {}) =>
+const scripted = (surface: ProviderSurface, script: unknown, extra: Record<string, unknown> = {}) =>
   bodyFor(surface, { messages: [{ role: 'user', content: `mock: ${script}` }], ...extra });
 
 interface Case {
@@ -80,7 +80,7 @@ interface Case {
   refused?: { status: number; names: RegExp };
 }
 
-function agentCases(surface: Surface, stream: boolean): Case[] {
+function agentCases(surface: ProviderSurface, stream: boolean): Case[] {
   const json = (extra: Record<string, unknown>) =>
     jsonWithLoneSurrogates(bodyFor(surface, { stream, ...extra }));
   const refuse = (name: string, body: string, names: RegExp, headers?: Record<string, string>) => ({
@@ -155,7 +155,7 @@ function agentCases(surface: Surface, stream: boolean): Case[] {
   ];
 }
 
-function providerCases(surface: Surface, stream: boolean): Case[] {
+function providerCases(surface: ProviderSurface, stream: boolean): Case[] {
   const via = (name: string, script: unknown) => ({
     name,
     attempt: {

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Surface } from '@toolgate/core';
+import type { ProviderSurface } from '@toolgate/core';
 import { until } from '@toolgate/core/testing';
 import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
 import { startTestApi, type TestApi } from '../../../api/src/testing/test-api.ts';
@@ -21,14 +21,14 @@ import { type GatewayProcess, killAllGateways, startGateway } from '../faults/pr
  * and which receipt id the agent was given, and `unreceipted` checks them against the API.
  */
 
-export const ENDPOINTS: Record<Surface, string> = {
+export const ENDPOINTS: Record<ProviderSurface, string> = {
   'openai-chat': '/v1/chat/completions',
   'anthropic-messages': '/v1/messages',
 };
 
 /** One request as an agent (or an attacker) sends it. */
 export interface Attempt {
-  surface: Surface;
+  surface: ProviderSurface;
   /** JSON text (lone surrogates written as `\ud800` escapes), or raw bytes. */
   body: string | Uint8Array;
   headers?: Record<string, string>;

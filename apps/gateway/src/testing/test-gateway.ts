@@ -14,6 +14,10 @@ import pino from 'pino';
 import { BundleStore } from '../bundle/bundle-store.ts';
 import type { CallGates } from '../calls/call-gates.ts';
 import { createGateway } from '../create-gateway.ts';
+import { McpProxy, type McpProxyOptions } from '../mcp/mcp-proxy.ts';
+import { McpReceipts } from '../mcp/mcp-receipts.ts';
+import type { ObservationReporter } from '../mcp/observation-reporter.ts';
+import type { SecretSource } from '../mcp/upstream-client.ts';
 import { createMetrics, type GatewayMetrics } from '../metrics.ts';
 import { Upstreams } from '../proxy/upstream.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
@@ -30,6 +34,7 @@ export interface TestGateway {
   applyPolicies(
     policies: Array<{ name: string; spec: MediationPolicySpecInput }>,
     identities?: GatewayBundle['identities'],
+    mcpServers?: GatewayBundle['mcpServers'],
   ): Promise<void>;
   close(): Promise<void>;
 }
@@ -39,6 +44,7 @@ export function bundleOf(
   gateway: string,
   policies: Array<{ name: string; spec: MediationPolicySpecInput }>,
   identities: GatewayBundle['identities'] = [],
+  mcpServers: GatewayBundle['mcpServers'] = [],
 ): { bundle: GatewayBundle; etag: string } {
   const parsed = policies.map((p) => ({ name: p.name, spec: MediationPolicySpec.parse(p.spec) }));
   parsed.sort((a, b) => b.spec.priority - a.spec.priority || (a.name < b.name ? -1 : 1));
@@ -55,7 +61,7 @@ export function bundleOf(
     identities,
     contracts: SEED_CAPABILITY_CONTRACTS.map((c) => c.spec),
     profiles: SEED_PROVIDER_PROFILES.map((p) => p.spec),
-    mcpServers: [],
+    mcpServers: [...mcpServers].sort((a, b) => (a.name < b.name ? -1 : 1)),
   };
   return { bundle, etag: hashCanonical(bundle) };
 }
@@ -75,6 +81,8 @@ export async function startTestGateway(
     recorder?: ReceiptSink;
     /** Approvals and rate-limit buckets for call-time rules. */
     calls?: CallGates;
+    /** The MCP routes' settings, header secrets and observation reporter. */
+    mcp?: Partial<McpProxyOptions> & { secrets?: SecretSource; reporter?: ObservationReporter };
   } = {},
 ): Promise<TestGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-gateway-'));
@@ -95,11 +103,31 @@ export async function startTestGateway(
     openaiApiKey: options.openaiApiKey,
     timeoutMs: 10_000,
   });
+  const recorder = options.recorder ?? new ReceiptRecorder(spool);
+  const { secrets, reporter, ...mcpOptions } = options.mcp ?? {};
+  const mcp = new McpProxy({
+    bundles,
+    receipts: new McpReceipts({ gateway: 'test-gw', recorder, metrics, log, now: Date.now }),
+    metrics,
+    log,
+    ...(options.calls ? { calls: options.calls } : {}),
+    ...(reporter ? { reporter } : {}),
+    secrets: secrets ?? {},
+    options: {
+      idleMs: 600_000,
+      maxSessions: 100,
+      upstreamTimeoutMs: 5_000,
+      bodyLimit: 4 * 1024 * 1024,
+      maxResponseBytes: 16 * 1024 * 1024,
+      ...mcpOptions,
+    },
+  });
   const app = createGateway({
     gateway: 'test-gw',
     bundles,
     upstreams,
-    recorder: options.recorder ?? new ReceiptRecorder(spool),
+    mcp,
+    recorder,
     metrics,
     log,
     bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
@@ -114,8 +142,8 @@ export async function startTestGateway(
     spool,
     bundles,
     metrics,
-    async applyPolicies(policies, identities = []) {
-      const { bundle, etag } = bundleOf('test-gw', policies, identities);
+    async applyPolicies(policies, identities = [], mcpServers = []) {
+      const { bundle, etag } = bundleOf('test-gw', policies, identities, mcpServers);
       await bundles.apply(bundle, etag);
     },
     async close() {

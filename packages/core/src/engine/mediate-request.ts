@@ -37,6 +37,7 @@ import {
   setDeclaration,
 } from './rule-application.ts';
 import { anthropicMessagesAdapter } from './surfaces/anthropic-messages.ts';
+import { mcpToolsAdapterFor } from './surfaces/mcp-tools.ts';
 import { openAIChatAdapter } from './surfaces/openai-chat.ts';
 import { openAIFunctionsAdapter } from './surfaces/openai-functions.ts';
 import { readToolResults, type ToolResults } from './tool-results.ts';
@@ -77,13 +78,17 @@ export interface MediationResult {
   toolResults: ToolResults;
 }
 
-const ADAPTERS: Record<Surface, SurfaceAdapter> = {
+const ADAPTERS: Record<Exclude<Surface, 'mcp'>, SurfaceAdapter> = {
   'openai-chat': openAIChatAdapter,
   'anthropic-messages': anthropicMessagesAdapter,
 };
 
-/** The adapter for the request's shape: OpenAI's legacy `functions` has its own. */
+/**
+ * The adapter for the request's shape: OpenAI's legacy `functions` has its own, and an MCP
+ * tool list (surfaces/mcp-tools.ts) one per server.
+ */
 function adapterFor(surface: Surface, body: JsonObject): SurfaceAdapter {
+  if (surface === 'mcp') return mcpToolsAdapterFor(body);
   if (surface === 'openai-chat' && body.functions !== undefined && body.functions !== null) {
     return openAIFunctionsAdapter;
   }
@@ -92,6 +97,7 @@ function adapterFor(surface: Surface, body: JsonObject): SurfaceAdapter {
 const REQUEST_KIND: Record<Surface, string> = {
   'openai-chat': 'ChatCompletionRequest',
   'anthropic-messages': 'MessagesRequest',
+  mcp: 'McpToolList',
 };
 const MODE_RANK = new Map(MediationModes.options.map((mode, rank) => [mode, rank]));
 
@@ -298,7 +304,7 @@ function newEntry(tool: RequestTool, known: KnownDeclaration): Entry {
     state: 'allowed',
     visible: true,
     inTools: isListed(tool) || tool.origin === 'hosted',
-    providerName: tool.name,
+    providerName: tool.exposedName ?? tool.name,
   };
 }
 

@@ -7,6 +7,11 @@ import { replacementParts } from './tool-schema.ts';
 export interface RequestTool {
   /** Agent-facing name: what rules match and what calls are mapped back to. */
   readonly name: string;
+  /**
+   * The name the provider sees before any rule, when it differs from `name`: an MCP tool is
+   * matched as `<server>/<tool>` but offered (and called) as `<tool>`.
+   */
+  readonly exposedName?: string;
   /** `function` for function tools, else the provider's native type (`web_search_20250305`). */
   readonly type: string;
   /** Function tools can be augmented, renamed and replaced; provider-defined tools cannot. */
@@ -57,6 +62,11 @@ export interface SurfaceAdapter {
   readonly shape: string;
   /** The request field holding the callable declarations: `tools`, or legacy `functions`. */
   readonly listKey: 'tools' | 'functions';
+  /**
+   * False when the names need no provider-legal aliases (MCP: the agent's MCP client reads
+   * them, not an LLM provider). Absent: illegal names get an alias.
+   */
+  readonly aliasIllegalNames?: false;
   /** Reads every tool in the request, or throws a ValidationError with field paths. */
   readTools(body: JsonObject): RequestTool[];
   functionParts(raw: JsonObject): FunctionParts;

@@ -175,6 +175,7 @@ export function finalizeProviderNames(
     } else entry.visible = false;
   }
   const survivors = entries.filter((e) => e.visible && e.inTools);
+  if (adapter.aliasIllegalNames === false) return;
   const names = assignProviderNames(survivors.map((e) => e.providerName));
   survivors.forEach((entry, i) => {
     const alias = names[i] as string;

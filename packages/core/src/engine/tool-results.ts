@@ -74,7 +74,7 @@ export function readToolResults(
   const calls = echoedCalls(messages, lastAssistant, new Set(kept.map((r) => r.id)), anthropic);
   const entries = kept.map((result) => {
     const call = calls.get(result.id);
-    const { hash, redacted } = hashResult(result.content, bundle.redact);
+    const { hash, redacted } = hashToolResult(result.content, bundle.redact);
     const entry: ToolResultEvidence = {
       tool_call_id: result.id,
       result_hash: hash,
@@ -137,7 +137,12 @@ function anthropicResults(message: JsonObject, found: FoundResult[], max: number
  * the agent's business, not a reason to refuse its request: JSON text is then hashed as the
  * string it is, anything else as a marker.
  */
-function hashResult(
+/**
+ * A tool result's `result_hash` and the paths redacted before hashing: the content canonically
+ * hashed, JSON text parsed, secret-looking keys redacted as arguments are. The MCP proxy hashes
+ * a `tools/call` result with it too.
+ */
+export function hashToolResult(
   content: JsonValue | undefined,
   redact: ReadonlyArray<string>,
 ): { hash: Sha256Hash; redacted: string[] } {

@@ -1,7 +1,12 @@
 import type { MediationResult } from '../engine/mediate-request.ts';
 import type { ToolResults } from '../engine/tool-results.ts';
 import { RECEIPT_LIMITS } from './receipt-limits.ts';
-import type { ReceiptBody, ReceiptIdentity, ResponseEvidence } from './receipt-schema.ts';
+import type {
+  McpEvidence,
+  ReceiptBody,
+  ReceiptIdentity,
+  ResponseEvidence,
+} from './receipt-schema.ts';
 import { storableEvidence } from './storable-evidence.ts';
 import { StorableNotes } from './storable-text.ts';
 import { storableToolResults } from './storable-tool-results.ts';
@@ -27,6 +32,8 @@ export interface ReceiptInput {
    * `elapsed_ms` filled by the caller where it knows when it released the call.
    */
   toolResults?: ToolResults;
+  /** MCP receipts (`surface: mcp`): the server, the JSON-RPC method, the error, drift. */
+  mcp?: McpEvidence;
 }
 
 /**
@@ -50,6 +57,7 @@ export function buildReceiptBody(input: ReceiptInput): ReceiptBody {
       : notes.text('outcome.error', input.outcome.error, RECEIPT_LIMITS.errorMessage, true);
   const response = input.response ? storableEvidence(input.response, notes) : undefined;
   const tool_results = storableToolResults(input.toolResults, notes);
+  const mcp = input.mcp ? storableMcp(input.mcp, notes) : undefined;
   const redacted_paths = [...notes.redacted];
   response?.tool_calls.forEach((call, index) => {
     for (const path of call.redacted_arguments ?? []) {
@@ -85,9 +93,27 @@ export function buildReceiptBody(input: ReceiptInput): ReceiptBody {
     tools: mediation.tools,
     ...(response ? { response } : {}),
     ...(tool_results ? { tool_results } : {}),
+    ...(mcp ? { mcp } : {}),
     redacted_paths,
     ...(notes.truncated.length > 0 ? { truncated_paths: notes.truncated } : {}),
   };
+}
+
+/**
+ * The MCP block as a receipt may hold it: the method (the agent's) and the error message (the
+ * upstream's, scrubbed) bounded; the session id and drifted tools are the gateway's own.
+ */
+function storableMcp(mcp: McpEvidence, notes: StorableNotes): McpEvidence {
+  const out: McpEvidence = { ...mcp, method: notes.text('mcp.method', mcp.method, 128) };
+  if (mcp.error) {
+    const message = notes.text('mcp.error.message', mcp.error.message, 1024, true);
+    out.error = { code: mcp.error.code, message };
+  }
+  if (mcp.drifted && mcp.drifted.length > RECEIPT_LIMITS.tools) {
+    out.drifted = mcp.drifted.slice(0, RECEIPT_LIMITS.tools);
+    notes.cut('mcp.drifted', true);
+  }
+  return out;
 }
 
 /** The identity claims (agent headers) as a receipt may hold them. */

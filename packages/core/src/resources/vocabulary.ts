@@ -1,8 +1,13 @@
 import { z } from 'zod';
 
-/** The provider API surfaces the gateway speaks. */
-export const Surface = z.enum(['openai-chat', 'anthropic-messages']);
+/**
+ * The API surfaces the gateway speaks: the two LLM provider APIs, and MCP (its `/mcp/<server>`
+ * routes, docs/mcp.md).
+ */
+export const Surface = z.enum(['openai-chat', 'anthropic-messages', 'mcp']);
 export type Surface = z.infer<typeof Surface>;
+/** The LLM provider surfaces: what the provider proxy, SSE enforcement and provider errors speak. */
+export type ProviderSurface = Exclude<Surface, 'mcp'>;
 
 /** Who introduced a capability into the request. */
 export const DeclaredBy = z.enum(['agent', 'wardwright', 'provider', 'mcp', 'framework']);

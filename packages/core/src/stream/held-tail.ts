@@ -1,4 +1,4 @@
-import type { Surface } from '../resources/vocabulary.ts';
+import type { ProviderSurface } from '../resources/vocabulary.ts';
 import type { StreamMediator } from './sse.ts';
 
 /**
@@ -8,7 +8,7 @@ import type { StreamMediator } from './sse.ts';
  * patterns need a bare quote before a key, and a quote inside a JSON string is always escaped,
  * so text the model wrote can never match; a false match only starts holding earlier.
  */
-const ACTIONABLE: Record<Surface, RegExp> = {
+const ACTIONABLE: Record<ProviderSurface, RegExp> = {
   'openai-chat':
     /"tool_calls"\s*:\s*\[|"function_call"\s*:\s*\{|"finish_reason"\s*:\s*"|^data: \[DONE\]/m,
   'anthropic-messages':
@@ -34,7 +34,7 @@ export class HeldTailTooLargeError extends Error {
  */
 export function holdActionableTail(
   mediator: StreamMediator,
-  surface: Surface,
+  surface: ProviderSurface,
   maxHeldChars = DEFAULT_MAX_HELD_CHARS,
 ): StreamMediator {
   const actionable = ACTIONABLE[surface];

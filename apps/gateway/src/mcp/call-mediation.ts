@@ -1,0 +1,185 @@
+import { performance } from 'node:perf_hooks';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CallToolResultSchema,
+  ErrorCode,
+  McpError,
+  type ProgressToken,
+} from '@modelcontextprotocol/sdk/types.js';
+import {
+  hashToolResult,
+  type JsonObject,
+  type JsonValue,
+  type ToolCallEvidence,
+  type ToolResultEvidence,
+} from '@toolgate/core';
+import type { ActiveBundle } from '../bundle/bundle-store.ts';
+import { mediateList } from './list-mediation.ts';
+import type { McpFinished } from './mcp-receipts.ts';
+import type { McpRequestContext } from './mcp-request.ts';
+import type { ToolCatalog } from './tool-catalog.ts';
+import { upstreamFailure } from './upstream-client.ts';
+
+export interface ToolCallRequest {
+  name: string;
+  arguments?: Record<string, unknown>;
+  /** The agent's progress token: upstream progress is streamed to it. */
+  progressToken?: ProgressToken;
+  requestId: string | number;
+  signal: AbortSignal;
+  sendProgress: (params: JsonObject) => Promise<void>;
+}
+
+/** What happened to one call: the answer for the agent and what the receipt says. */
+export interface CallOutcome {
+  /** A CallToolResult, or the JSON-RPC error the agent gets. */
+  answer: { result: JsonObject } | { error: McpError };
+  finished: Omit<McpFinished, 'mcp'> & { mcpError?: { code: number; message: string } };
+  /** For the metrics. */
+  outcome: 'ok' | 'tool_error' | 'refused' | 'withheld' | 'upstream_error';
+}
+
+/**
+ * One `tools/call`: the name resolved through the same mediated list the agent was served
+ * (renames mapped back; hidden, drift-blocked and unknown tools refused with -32602), the
+ * call-time rules applied to the arguments through the engine's `decideCall` and the gateway's
+ * call gate (deny, approval, rate limit: a withheld call is answered with an `isError` result
+ * holding the explanation, as the LLM surfaces tell the agent), then forwarded upstream with
+ * progress streamed through. The upstream failing is a JSON-RPC error and a 502 receipt.
+ */
+export async function mediateCall(
+  context: McpRequestContext,
+  client: Client,
+  catalog: ToolCatalog,
+  call: ToolCallRequest,
+): Promise<CallOutcome> {
+  const { active, server, facts, gate, record } = context;
+  const list = mediateList(active, server, catalog, facts, gate);
+  record.mediation = list.mediation;
+  const judged = list.mediation.response.decideCall(
+    String(call.requestId),
+    call.name,
+    call.arguments ?? {},
+  );
+  record.mediationMs = list.mediationMs;
+  const upstreamName = judged.name.slice(server.name.length + 1);
+  const evidence: ToolCallEvidence = agentFacing(judged, call.name);
+  if (judged.policy_state === 'blocked' && judged.decision === undefined) {
+    const driftBlocked = judged.reason === 'not_declared' && list.drift.blocked.has(call.name);
+    if (driftBlocked) evidence.reason = 'drift';
+    const message = refusal(call.name, driftBlocked ? 'drift' : judged.reason);
+    const error = new McpError(ErrorCode.InvalidParams, message);
+    return {
+      answer: { error },
+      finished: {
+        status: judged.reason === 'not_declared' && !driftBlocked ? 400 : 403,
+        error: message,
+        upstreamMs: 0,
+        response: { tool_calls: [evidence], hosted_tool_events: [] },
+        mcpError: { code: ErrorCode.InvalidParams, message },
+      },
+      outcome: 'refused',
+    };
+  }
+  if (judged.policy_state !== 'allowed') {
+    const message = judged.decision?.message ?? `Toolgate withheld this call to ${call.name}.`;
+    return {
+      answer: { result: { content: [{ type: 'text', text: message }], isError: true } },
+      finished: {
+        status: 403,
+        upstreamMs: 0,
+        response: { tool_calls: [evidence], hosted_tool_events: [] },
+      },
+      outcome: 'withheld',
+    };
+  }
+  const sent = performance.now();
+  let result: JsonObject;
+  try {
+    result = (await client.request(
+      {
+        method: 'tools/call',
+        params: { name: upstreamName, ...(call.arguments ? { arguments: call.arguments } : {}) },
+      },
+      CallToolResultSchema,
+      {
+        timeout: context.timeoutMs,
+        signal: call.signal,
+        resetTimeoutOnProgress: true,
+        ...(call.progressToken !== undefined
+          ? {
+              onprogress: (progress) => {
+                void call.sendProgress({
+                  ...progress,
+                  progressToken: call.progressToken as string | number,
+                });
+              },
+            }
+          : {}),
+      },
+    )) as JsonObject;
+  } catch (error) {
+    const failure = upstreamFailure(error, server.name);
+    return {
+      answer: { error: new McpError(failure.code, failure.message) },
+      finished: {
+        status: 502,
+        error: failure.message,
+        upstreamMs: performance.now() - sent,
+        response: { tool_calls: [evidence], hosted_tool_events: [] },
+        mcpError: { code: failure.code, message: failure.message },
+      },
+      outcome: 'upstream_error',
+    };
+  }
+  const upstreamMs = performance.now() - sent;
+  const isError = result.isError === true;
+  return {
+    answer: { result },
+    finished: {
+      status: 200,
+      upstreamMs,
+      response: { tool_calls: [evidence], hosted_tool_events: [] },
+      toolResult: resultEvidence(active, result, evidence, call, upstreamMs),
+    },
+    outcome: isError ? 'tool_error' : 'ok',
+  };
+}
+
+/**
+ * The receipt's call as the agent made it: `name` the agent-facing name, `resolved_tool` the
+ * upstream's `<server>/<tool>` it was mapped back to.
+ */
+function agentFacing(judged: ToolCallEvidence, calledName: string): ToolCallEvidence {
+  const { provider_name: _provider, ...rest } = judged;
+  return { ...rest, name: calledName, resolved_tool: judged.name };
+}
+
+function resultEvidence(
+  active: ActiveBundle,
+  result: JsonObject,
+  evidence: ToolCallEvidence,
+  call: ToolCallRequest,
+  upstreamMs: number,
+): ToolResultEvidence {
+  // The result as the agent gets it, less `_meta` (transport bookkeeping, not the tool's answer).
+  const { _meta: _ignored, ...content } = result;
+  const { hash, redacted } = hashToolResult(content as JsonValue, active.compiled.redact);
+  return {
+    tool_call_id: String(call.requestId),
+    action_id: evidence.action_id,
+    result_hash: hash,
+    is_error: result.isError === true,
+    elapsed_ms: Math.round(upstreamMs * 1000) / 1000,
+    ...(redacted.length > 0 ? { redacted_result: redacted } : {}),
+  };
+}
+
+function refusal(name: string, reason: string | undefined): string {
+  if (reason === 'hidden') return `Tool ${name} is hidden by policy`;
+  if (reason === 'drift') {
+    return `Tool ${name} is blocked: its definition changed since it was pinned (drift); an operator must accept the new definition`;
+  }
+  if (reason?.startsWith('meta_')) return `Tool ${name}: its target cannot be told`;
+  return `Unknown tool: ${name}`;
+}

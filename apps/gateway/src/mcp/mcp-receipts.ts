@@ -1,0 +1,109 @@
+import { performance } from 'node:perf_hooks';
+import type {
+  McpEvidence,
+  MediationResult,
+  ReceiptIdentity,
+  ResponseEvidence,
+  ToolResultEvidence,
+} from '@toolgate/core';
+import type { Logger } from 'pino';
+import type { ActiveBundle } from '../bundle/bundle-store.ts';
+import type { GatewayMetrics } from '../metrics.ts';
+import type { ReceiptSink } from '../receipts/receipt-recorder.ts';
+import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
+
+/** Everything an MCP receipt records about one JSON-RPC request, filled in as it goes. */
+export interface McpRequestRecord {
+  id: string;
+  /** Wall-clock ms when the HTTP request arrived. */
+  receivedAt: number;
+  /** performance.now() at the same moment. */
+  started: number;
+  active: ActiveBundle;
+  identity: ReceiptIdentity;
+  /** The server's tool list as mediated for this request (empty for resources and prompts). */
+  mediation: MediationResult;
+  mediationMs: number;
+}
+
+export interface McpFinished {
+  /** An HTTP-like status: 200 answered, 400 bad request, 403 refused, 502 upstream failed. */
+  status: number;
+  error?: string;
+  upstreamMs: number;
+  mcp: McpEvidence;
+  response?: ResponseEvidence;
+  toolResult?: ToolResultEvidence;
+}
+
+/** Whether the receipt is durable; if not, the JSON-RPC error the agent gets instead. */
+export type McpRecorded = { ok: true } | { ok: false; message: string };
+
+export interface McpReceiptsDependencies {
+  gateway: string;
+  recorder: ReceiptSink;
+  metrics: Pick<GatewayMetrics, 'spoolRejected'>;
+  log: Pick<Logger, 'error'>;
+  now: () => number;
+}
+
+/**
+ * MCP receipts, in the same chain, spool and shipper as the LLM surfaces' (the recorder): spooled
+ * before the agent's answer is sent. When the spool refuses, the agent gets an error instead of
+ * the answer, as on the LLM surfaces: nothing the gateway forwarded goes unrecorded silently.
+ */
+export class McpReceipts {
+  constructor(private readonly deps: McpReceiptsDependencies) {}
+
+  full(): boolean {
+    return this.deps.recorder.full();
+  }
+
+  async record(record: McpRequestRecord, finished: McpFinished): Promise<McpRecorded> {
+    const { mediation } = record;
+    try {
+      await this.deps.recorder.record(
+        {
+          id: record.id,
+          gateway: this.deps.gateway,
+          receivedAt: new Date(record.receivedAt).toISOString(),
+          completedAt: new Date(this.deps.now()).toISOString(),
+          latencyMs: {
+            total: round(performance.now() - record.started),
+            mediation: round(record.mediationMs),
+            upstream: round(finished.upstreamMs),
+          },
+          identity: record.identity,
+          bundleEtag: record.active.etag,
+          mediation,
+          outcome: {
+            status: finished.status,
+            ...(finished.error ? { error: finished.error } : {}),
+          },
+          ...(finished.response ? { response: finished.response } : {}),
+          ...(finished.toolResult
+            ? { toolResults: { entries: [finished.toolResult], truncated: false } }
+            : {}),
+          mcp: finished.mcp,
+        },
+        mediation.schemas,
+      );
+      return { ok: true };
+    } catch (error) {
+      if (error instanceof SpoolFullError) {
+        this.deps.metrics.spoolRejected.inc();
+        return { ok: false, message: 'gateway receipt spool is full; retry later' };
+      }
+      if (!(error instanceof SpoolFailedError)) {
+        this.deps.log.error({ err: error, receipt: record.id }, 'MCP receipt could not be built');
+        return { ok: false, message: 'gateway could not record this request' };
+      }
+      this.deps.log.error({ err: error, receipt: record.id }, 'MCP receipt could not be spooled');
+      return { ok: false, message: 'gateway cannot record receipts right now' };
+    }
+  }
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
+}

@@ -1,0 +1,278 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  type JSONRPCRequest,
+  ListToolsRequestSchema,
+  McpError,
+  ResultSchema,
+  type ServerCapabilities,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { BundleMcpServer, JsonObject } from '@toolgate/core';
+import { mediateCall } from './call-mediation.ts';
+import { mediateList, refuseCursor, servedTools } from './list-mediation.ts';
+import type { McpProxyDependencies } from './mcp-proxy.ts';
+import type { McpFinished } from './mcp-receipts.ts';
+import type { McpRequestContext } from './mcp-request.ts';
+import { fetchToolCatalog, type ToolCatalog } from './tool-catalog.ts';
+import { upstreamFailure } from './upstream-client.ts';
+
+/** Requests passed through to the upstream unmediated (but receipted): docs/mcp.md. */
+const PASSED_THROUGH =
+  /^(resources\/(list|templates\/list|read|subscribe|unsubscribe)|prompts\/(list|get)|completion\/complete|logging\/setLevel)$/;
+
+/**
+ * One agent session on `/mcp/<server>`: the SDK `Server` and Streamable HTTP transport the agent
+ * talks to, and the SDK `Client` on its own upstream session. Tool lists and calls go through
+ * the gateway's mediation; resources, prompts, completion and logging pass through; upstream
+ * notifications (list changes, resource updates, log messages) are forwarded to the agent.
+ */
+export class McpSession {
+  readonly transport: StreamableHTTPServerTransport;
+  readonly agentServer: Server;
+  /** When the agent last sent a request (idle sessions expire). */
+  lastUsed = Date.now();
+  /** The upstream's list as last fetched; tools/call resolves names against it. */
+  private catalog: ToolCatalog | undefined;
+  private closed = false;
+
+  constructor(
+    readonly server: BundleMcpServer,
+    /** Who opened the session (the agent's token, hashed): only they may use it. */
+    readonly owner: string,
+    private readonly client: Client,
+    private readonly deps: McpProxyDependencies,
+    private readonly context: (server: string, authInfo: unknown) => McpRequestContext,
+    onInitialized: (session: McpSession, id: string) => void,
+    onClosed: (id: string) => void,
+  ) {
+    this.transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (id) => onInitialized(this, id),
+      onsessionclosed: (id) => onClosed(id),
+    });
+    const upstream = client.getServerVersion();
+    this.agentServer = new Server(
+      { name: upstream?.name ?? server.name, version: upstream?.version ?? '0.0.0' },
+      {
+        capabilities: agentCapabilities(client.getServerCapabilities()),
+        ...(client.getInstructions() ? { instructions: client.getInstructions() as string } : {}),
+      },
+    );
+    this.registerHandlers();
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      // Refetched (drift found and reported) before the agent hears of it.
+      this.catalog = undefined;
+      await this.tools(undefined).catch(() => {});
+      await this.agentServer.sendToolListChanged().catch(() => {});
+    });
+    client.fallbackNotificationHandler = async (notification) => {
+      await this.agentServer.notification(notification as never).catch(() => {});
+    };
+  }
+
+  async connect(): Promise<void> {
+    await this.agentServer.connect(this.transport);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.agentServer.close().catch(() => {});
+    const upstream = this.client.transport as { terminateSession?: () => Promise<void> };
+    await upstream.terminateSession?.().catch(() => {});
+    await this.client.close().catch(() => {});
+  }
+
+  /** The upstream's complete list: fetched when asked to refresh or never fetched. */
+  private async tools(signal: AbortSignal | undefined, refresh = false): Promise<ToolCatalog> {
+    if (this.catalog && !refresh) return this.catalog;
+    const catalog = await fetchToolCatalog(this.client, this.server.name, {
+      timeoutMs: this.deps.options.upstreamTimeoutMs,
+      ...(signal ? { signal } : {}),
+    });
+    this.catalog = catalog;
+    this.deps.reporter?.observe(
+      this.server.name,
+      catalog.fingerprint,
+      catalog.tools.map((t) => t.definition),
+    );
+    return catalog;
+  }
+
+  private registerHandlers(): void {
+    this.agentServer.fallbackRequestHandler = (request, extra) => this.passThrough(request, extra);
+    // The SDK refuses handlers for a capability the server does not declare.
+    if (this.client.getServerCapabilities()?.tools) this.registerToolHandlers();
+  }
+
+  private registerToolHandlers(): void {
+    const { metrics } = this.deps;
+    const serverName = this.server.name;
+
+    this.agentServer.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+      if (request.params?.cursor !== undefined) throw refuseCursor();
+      const context = this.context(serverName, extra.authInfo);
+      let catalog: ToolCatalog;
+      try {
+        catalog = await this.tools(extra.signal, true);
+      } catch (error) {
+        const failure = upstreamFailure(error, serverName);
+        await this.finish(context, 'tools/list', extra.sessionId, {
+          status: 502,
+          error: failure.message,
+          upstreamMs: 0,
+          mcpError: { code: failure.code, message: failure.message },
+        });
+        throw new McpError(failure.code, failure.message);
+      }
+      const list = mediateList(context.active, context.server, catalog, context.facts);
+      for (const drift of list.drift.drifted) {
+        metrics.mcpDrifts.inc({ server: serverName, action: drift.action });
+      }
+      context.record.mediation = list.mediation;
+      context.record.mediationMs = list.mediationMs;
+      const tools = servedTools(list);
+      // Receipted when the agent was served something other than the upstream's list.
+      if (list.mediation.changed || list.drift.drifted.length > 0) {
+        await this.finish(context, 'tools/list', extra.sessionId, {
+          status: 200,
+          upstreamMs: 0,
+          ...(list.drift.drifted.length > 0 ? { drifted: list.drift.drifted } : {}),
+        });
+      } else metrics.mcpRequests.inc({ method: 'tools/list', outcome: 'ok' });
+      return { tools } as never;
+    });
+
+    this.agentServer.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+      const context = this.context(serverName, extra.authInfo);
+      if (this.deps.receipts.full()) {
+        metrics.spoolRejected.inc();
+        throw new McpError(ErrorCode.InternalError, 'gateway receipt spool is full; retry later');
+      }
+      let catalog: ToolCatalog;
+      try {
+        catalog = await this.tools(extra.signal);
+      } catch (error) {
+        const failure = upstreamFailure(error, serverName);
+        metrics.mcpToolCalls.inc({ server: serverName, outcome: 'upstream_error' });
+        await this.finish(context, 'tools/call', extra.sessionId, {
+          status: 502,
+          error: failure.message,
+          upstreamMs: 0,
+          mcpError: { code: failure.code, message: failure.message },
+        });
+        throw new McpError(failure.code, failure.message);
+      }
+      const progressToken = request.params._meta?.progressToken;
+      const outcome = await mediateCall(context, this.client, catalog, {
+        name: request.params.name,
+        ...(request.params.arguments ? { arguments: request.params.arguments } : {}),
+        ...(progressToken !== undefined ? { progressToken } : {}),
+        requestId: extra.requestId,
+        signal: extra.signal,
+        sendProgress: (params) =>
+          extra.sendNotification({ method: 'notifications/progress', params } as never),
+      });
+      const decision = outcome.finished.response?.tool_calls[0]?.decision;
+      if (decision?.rule !== undefined && outcome.outcome === 'withheld') {
+        metrics.withheldCalls.inc({ outcome: decision.outcome, rule: decision.rule });
+      }
+      try {
+        await this.finish(context, 'tools/call', extra.sessionId, outcome.finished);
+      } catch (error) {
+        metrics.mcpToolCalls.inc({ server: serverName, outcome: 'not_recorded' });
+        throw error;
+      }
+      metrics.mcpToolCalls.inc({ server: serverName, outcome: outcome.outcome });
+      if ('error' in outcome.answer) throw outcome.answer.error;
+      return outcome.answer.result as never;
+    });
+  }
+
+  /** resources/*, prompts/*, completion, logging: forwarded as they are, receipted. */
+  private async passThrough(
+    request: JSONRPCRequest,
+    extra: { authInfo?: AuthInfo; signal: AbortSignal; sessionId?: string },
+  ): Promise<never> {
+    const serverName = this.server.name;
+    {
+      if (!PASSED_THROUGH.test(request.method)) {
+        throw new McpError(ErrorCode.MethodNotFound, `Method not found: ${request.method}`);
+      }
+      const context = this.context(serverName, extra.authInfo);
+      const sent = performance.now();
+      let result: unknown;
+      try {
+        result = await this.client.request(
+          { method: request.method, params: request.params as JsonObject },
+          ResultSchema,
+          { timeout: this.deps.options.upstreamTimeoutMs, signal: extra.signal },
+        );
+      } catch (error) {
+        const failure = upstreamFailure(error, serverName);
+        await this.finish(context, request.method, extra.sessionId, {
+          status: 502,
+          error: failure.message,
+          upstreamMs: performance.now() - sent,
+          mcpError: { code: failure.code, message: failure.message },
+        });
+        throw new McpError(failure.code, failure.message);
+      }
+      await this.finish(context, request.method, extra.sessionId, {
+        status: 200,
+        upstreamMs: performance.now() - sent,
+      });
+      return result as never;
+    }
+  }
+
+  /**
+   * Spools the request's receipt; throws the JSON-RPC error the agent gets when it cannot be
+   * recorded. Returns whether it was.
+   */
+  private async finish(
+    context: McpRequestContext,
+    method: string,
+    session: string | undefined,
+    finished: Omit<McpFinished, 'mcp'> & {
+      mcpError?: { code: number; message: string };
+      drifted?: NonNullable<McpFinished['mcp']['drifted']>;
+    },
+  ): Promise<boolean> {
+    const { mcpError, drifted, ...rest } = finished;
+    const recorded = await this.deps.receipts.record(context.record, {
+      ...rest,
+      mcp: {
+        server: this.server.name,
+        method,
+        ...(session ? { session } : {}),
+        ...(mcpError ? { error: mcpError } : {}),
+        ...(drifted ? { drifted } : {}),
+      },
+    });
+    this.deps.metrics.mcpRequests.inc({
+      method,
+      outcome: finished.status === 200 && recorded.ok ? 'ok' : 'error',
+    });
+    if (!recorded.ok) throw new McpError(ErrorCode.InternalError, recorded.message);
+    return true;
+  }
+}
+
+/** What the agent is told the server can do: the upstream's capabilities, tools' list changes always. */
+function agentCapabilities(upstream: ServerCapabilities | undefined): ServerCapabilities {
+  const out: ServerCapabilities = {};
+  if (upstream?.tools) out.tools = { listChanged: true };
+  if (upstream?.resources) out.resources = upstream.resources;
+  if (upstream?.prompts) out.prompts = upstream.prompts;
+  if (upstream?.completions) out.completions = upstream.completions;
+  if (upstream?.logging) out.logging = upstream.logging;
+  return out;
+}
