@@ -99,7 +99,8 @@ async function nextSyncedBundle(previous: string | undefined): Promise<string> {
 
 beforeAll(async () => {
   dataDir = await postgresScratchDir('toolgate-e2e-stack-');
-  const [api, gateway, consolePort, mock] = await Promise.all([
+  const [api, gateway, consolePort, mock, mcp] = await Promise.all([
+    findFreePort(),
     findFreePort(),
     findFreePort(),
     findFreePort(),
@@ -108,12 +109,13 @@ beforeAll(async () => {
   stackOptions = {
     dataDir,
     host: '127.0.0.1',
-    ports: { api, gateway, console: consolePort, mock },
+    ports: { api, gateway, console: consolePort, mock, mcp },
     progress: () => {},
     env: {
       api: { LOG_LEVEL: 'warn' },
       gateway: { LOG_LEVEL: 'warn', SHIP_INTERVAL_MS: '200' },
       mock: { LOG_LEVEL: 'warn' },
+      mcp: { LOG_LEVEL: 'warn' },
     },
   };
   stack = await startStack(stackOptions);

@@ -16,7 +16,7 @@ export {
   TOOL_DESCRIPTIONS,
 } from './tools.ts';
 
-/** The MCP endpoint's path. */
+/** The MCP endpoint's path (unless `path` says otherwise). */
 export const MCP_PATH = '/mcp';
 /** A POST body to /mcp larger than this is refused (413) before it is parsed. */
 export const MAX_MCP_BODY_BYTES = 1024 * 1024;
@@ -28,6 +28,8 @@ export interface MockMcpOptions {
   host?: string;
   /** 0 (default): any free port. */
   port?: number;
+  /** The MCP endpoint's path, `/mcp` by default (a test may mimic a gateway's `/mcp/<server>`). */
+  path?: string;
   /** When set, /mcp requires exactly `Authorization: Bearer <requireKey>` (401 otherwise). */
   requireKey?: string;
   maxSessions?: number;
@@ -78,6 +80,7 @@ export async function createMockMcp(options: MockMcpOptions = {}): Promise<MockM
   const sessions = new Map<string, Session>();
   const descriptions = new Map<DemoToolName, string>();
   let pending = 0;
+  const mcpPath = options.path ?? MCP_PATH;
   const requiredKey = options.requireKey ? Buffer.from(`Bearer ${options.requireKey}`) : undefined;
 
   const description = (tool: DemoToolName) => descriptions.get(tool) ?? TOOL_DESCRIPTIONS[tool];
@@ -192,7 +195,7 @@ export async function createMockMcp(options: MockMcpOptions = {}): Promise<MockM
   const http = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://mock');
     const handled =
-      url.pathname === MCP_PATH
+      url.pathname === mcpPath
         ? handleMcp(request, response)
         : handleControl(request, response, url);
     handled.catch((error: Error) => {
@@ -221,7 +224,7 @@ export async function createMockMcp(options: MockMcpOptions = {}): Promise<MockM
   const { port } = http.address() as AddressInfo;
   const origin = `http://${options.host ?? '127.0.0.1'}:${port}`;
   return {
-    url: `${origin}${MCP_PATH}`,
+    url: `${origin}${mcpPath}`,
     origin,
     calls,
     sessions: () => sessions.size,
