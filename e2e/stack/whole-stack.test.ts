@@ -8,6 +8,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../bench/gateway/processes.ts';
 import { type DemoStep, runDemoAgent } from '../../scripts/stack/demo-agent.ts';
+import { MCP_DEMO_RECEIPTS, runMcpDemo } from '../../scripts/stack/demo-mcp.ts';
 import {
   STACK_GATEWAY,
   type Stack,
@@ -242,4 +243,25 @@ describe('the whole stack, as pnpm start runs it', () => {
     expect(policy.metadata.generation).toBe(2);
     expect((await stat(stackStatePath(dataDir))).mode & 0o777).toBe(0o600);
   }, 300_000);
+
+  it('the MCP demo through the gateway: hidden tool gone, call withheld, receipts stored', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const run = await runMcpDemo({ gatewayUrl: stack.urls.gateway, agentToken: stack.agentToken });
+    expect(run.listed).not.toContain('delete_repo');
+    expect(run.steps.map((s) => s.outcome)).toEqual([
+      'result',
+      expect.stringMatching(/^(error result|JSON-RPC error)$/),
+      'JSON-RPC error',
+      'result',
+      'error result',
+    ]);
+    await until(async () => {
+      const page = await stack.operator.call('receipts.list', {
+        query: { gateway: STACK_GATEWAY.name, since, limit: 100 },
+      });
+      return (
+        page.items.filter((item) => (item.surface as string) === 'mcp').length >= MCP_DEMO_RECEIPTS
+      );
+    }, 30_000);
+  });
 });
