@@ -1,7 +1,6 @@
 import { readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { mediateRequest } from '@toolgate/core';
 import { findFreePort, postgresScratchDir } from '@toolgate/db';
 import { Client } from 'undici';
@@ -42,7 +41,8 @@ import {
   TTFT_SCRIPT,
 } from './gateway/plan.ts';
 import { Processes } from './gateway/processes.ts';
-import { type ReceiptCounters, report } from './gateway/report.ts';
+import { report } from './gateway/report.ts';
+import { drainSpool, receiptCounters } from './gateway/spool-metrics.ts';
 import {
   startBareProxy,
   startMockProvider,
@@ -65,7 +65,6 @@ export function streamedRequestBody(request: Record<string, unknown>): string {
     ],
   });
 }
-const SPOOL_DRAIN_MS = 20_000;
 
 /** The targets that mediate (the mock sees the ten rules' result, not 50 tools). */
 const TOOLGATE_TARGETS = new Set(['toolgate', NO_RECEIPTS, FSYNC_PER_REQUEST]);
@@ -300,44 +299,4 @@ async function checkReachesMock(mockUrl: string, target: Target, body: string, t
       `${target.name}: the mock saw ${toolCount(seen.body)} tools, expected ${tools}`,
     );
   }
-}
-
-async function metricValue(gatewayUrl: string, name: string): Promise<number | undefined> {
-  const text = await (await fetch(`${gatewayUrl}/metrics`)).text();
-  let sum: number | undefined;
-  for (const line of text.split('\n')) {
-    if (line.startsWith(`${name} `) || line.startsWith(`${name}{`)) {
-      sum = (sum ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
-    }
-  }
-  return sum;
-}
-
-/**
- * After a Toolgate block, wait for the shipper to empty the spool so that its backlog (and the
- * API's PostgreSQL ingesting it) does not run during the next target's block.
- */
-async function drainSpool(gatewayUrl: string): Promise<string | undefined> {
-  const started = performance.now();
-  const initial = (await metricValue(gatewayUrl, 'toolgate_gateway_spool_depth')) ?? 0;
-  let depth = initial;
-  while (depth > 0 && performance.now() - started < SPOOL_DRAIN_MS) {
-    await sleep(100);
-    depth = (await metricValue(gatewayUrl, 'toolgate_gateway_spool_depth')) ?? 0;
-  }
-  const seconds = (performance.now() - started) / 1000;
-  if (initial === 0) return undefined;
-  const rate = `${((initial - depth) / seconds).toFixed(0)} receipts/s`;
-  return depth > 0
-    ? `after the block: spool ${initial} → ${depth} receipts in ${seconds.toFixed(1)} s (shipping ${rate}; the rest runs into the next block)`
-    : `after the block: ${initial} spooled receipts shipped in ${seconds.toFixed(1)} s (${rate})`;
-}
-
-async function receiptCounters(gatewayUrl: string): Promise<ReceiptCounters> {
-  return {
-    requests: (await metricValue(gatewayUrl, 'toolgate_gateway_requests_total')) ?? 0,
-    shipped: (await metricValue(gatewayUrl, 'toolgate_gateway_shipped_receipts_total')) ?? 0,
-    depth: (await metricValue(gatewayUrl, 'toolgate_gateway_spool_depth')) ?? 0,
-    dropped: (await metricValue(gatewayUrl, 'toolgate_gateway_spool_dropped')) ?? 0,
-  };
 }

@@ -3,6 +3,7 @@ import { runApiSyncBench } from './api-sync.ts';
 import { runConsoleBench } from './console.ts';
 import { runCoreMediationBench } from './core-mediation.ts';
 import { runGatewayBench } from './gateway.ts';
+import { runMcpBench } from './mcp.ts';
 import type { BenchResult } from './measure.ts';
 
 // `pnpm bench`: every benchmark, each measured against its baseline in this same process.
@@ -11,6 +12,7 @@ const benches: Array<{ name: string; run: () => BenchResult | Promise<BenchResul
   { name: 'api-receipts', run: runApiReceiptsBench },
   { name: 'api-sync', run: runApiSyncBench },
   { name: 'gateway', run: runGatewayBench },
+  { name: 'mcp', run: runMcpBench },
   { name: 'console', run: runConsoleBench },
 ];
 

@@ -8,7 +8,7 @@ import { STACK_GATEWAY, startStack } from './stack/stack.ts';
  * separate processes with prefixed logs. Ctrl-C stops everything cleanly.
  */
 const env = parseStackEnv(process.env);
-const COLORS = { api: 36, gateway: 35, console: 32, mock: 33, start: 37 } as const;
+const COLORS = { api: 36, gateway: 35, console: 32, mock: 33, mcp: 34, start: 37 } as const;
 
 function print(service: keyof typeof COLORS, line: string) {
   const label = `\u001b[${COLORS[service]}m${service.padEnd(8)}|\u001b[0m `;
@@ -49,6 +49,7 @@ try {
       gateway: env.TOOLGATE_GATEWAY_PORT,
       console: env.TOOLGATE_CONSOLE_PORT,
       mock: env.TOOLGATE_MOCK_PORT,
+      mcp: env.TOOLGATE_MCP_PORT,
     },
     ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
     ...(env.TOOLGATE_TOKEN ? { operatorToken: env.TOOLGATE_TOKEN } : {}),
@@ -74,12 +75,13 @@ try {
       `  Console        ${urls.console}   (sign in with the operator token below)`,
       `  Gateway        ${urls.gateway}/v1   (OpenAI baseURL; Anthropic baseURL ${urls.gateway})`,
       `                 runs as "${STACK_GATEWAY.name}"; the demo upstream answers at ${urls.mock}`,
+      `  MCP            ${urls.gateway}/mcp/demo   (the demo MCP server ${urls.mcp}, through the gateway)`,
       `  API            ${urls.api}   (reference: ${urls.api}/docs)`,
       '',
       `  Operator token ${stack.operatorToken}`,
       `                 (kept in ${env.TOOLGATE_DATA_DIR}/stack/state.json, mode 0600)`,
       '',
-      '  Next: `pnpm demo` sends an agent through the gateway; receipts show up in the console.',
+      '  Next: `pnpm demo` sends an agent through the gateway (LLM APIs and MCP); receipts show up in the console.',
       '',
     ].join('\n'),
   );

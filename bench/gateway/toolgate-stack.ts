@@ -82,6 +82,11 @@ export async function startToolgate(
      * being measured while they ingest receipts.
      */
     apiNiceness?: number;
+    /**
+     * More provisioning through the API before the gateway starts, so its first bundle holds it
+     * (the MCP bench registers its McpServer and an agent token here).
+     */
+    beforeGateway?: (api: { apiUrl: string; operatorToken: string }) => Promise<void>;
   },
 ): Promise<ToolgateStack> {
   const { progress } = options;
@@ -137,6 +142,8 @@ export async function startToolgate(
     params: { name: GATEWAY },
     body: { description: 'pnpm bench gateway' },
   });
+
+  await options.beforeGateway?.({ apiUrl, operatorToken });
 
   // The gateway as deployed (apps/gateway/Dockerfile): bundled, run by plain node.
   progress('building the gateway (apps/gateway/dist/main.mjs)');

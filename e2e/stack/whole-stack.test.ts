@@ -8,6 +8,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../bench/gateway/processes.ts';
 import { type DemoStep, runDemoAgent } from '../../scripts/stack/demo-agent.ts';
+import { MCP_DEMO_RECEIPTS, runMcpDemo } from '../../scripts/stack/demo-mcp.ts';
 import {
   STACK_GATEWAY,
   type Stack,
@@ -99,7 +100,8 @@ async function nextSyncedBundle(previous: string | undefined): Promise<string> {
 
 beforeAll(async () => {
   dataDir = await postgresScratchDir('toolgate-e2e-stack-');
-  const [api, gateway, consolePort, mock] = await Promise.all([
+  const [api, gateway, consolePort, mock, mcp] = await Promise.all([
+    findFreePort(),
     findFreePort(),
     findFreePort(),
     findFreePort(),
@@ -108,12 +110,13 @@ beforeAll(async () => {
   stackOptions = {
     dataDir,
     host: '127.0.0.1',
-    ports: { api, gateway, console: consolePort, mock },
+    ports: { api, gateway, console: consolePort, mock, mcp },
     progress: () => {},
     env: {
       api: { LOG_LEVEL: 'warn' },
       gateway: { LOG_LEVEL: 'warn', SHIP_INTERVAL_MS: '200' },
       mock: { LOG_LEVEL: 'warn' },
+      mcp: { LOG_LEVEL: 'warn' },
     },
   };
   stack = await startStack(stackOptions);
@@ -240,4 +243,25 @@ describe('the whole stack, as pnpm start runs it', () => {
     expect(policy.metadata.generation).toBe(2);
     expect((await stat(stackStatePath(dataDir))).mode & 0o777).toBe(0o600);
   }, 300_000);
+
+  it('the MCP demo through the gateway: hidden tool gone, call withheld, receipts stored', async () => {
+    const since = new Date(Date.now() - 1000).toISOString();
+    const run = await runMcpDemo({ gatewayUrl: stack.urls.gateway, agentToken: stack.agentToken });
+    expect(run.listed).not.toContain('delete_repo');
+    expect(run.steps.map((s) => s.outcome)).toEqual([
+      'result',
+      expect.stringMatching(/^(error result|JSON-RPC error)$/),
+      'JSON-RPC error',
+      'result',
+      'error result',
+    ]);
+    await until(async () => {
+      const page = await stack.operator.call('receipts.list', {
+        query: { gateway: STACK_GATEWAY.name, since, limit: 100 },
+      });
+      return (
+        page.items.filter((item) => (item.surface as string) === 'mcp').length >= MCP_DEMO_RECEIPTS
+      );
+    }, 30_000);
+  });
 });

@@ -18,6 +18,8 @@ export const StackEnv = z.object({
   TOOLGATE_GATEWAY_PORT: Port.default(8081),
   TOOLGATE_CONSOLE_PORT: Port.default(5173),
   TOOLGATE_MOCK_PORT: Port.default(8090),
+  /** The demo MCP server (apps/mock-mcp), registered by the demo seed as the McpServer `demo`. */
+  TOOLGATE_MCP_PORT: Port.default(8091),
 });
 export type StackEnv = z.infer<typeof StackEnv>;
 

@@ -12,7 +12,14 @@ export const StackState = z.object({
   gatewayToken: z.string().optional(),
   agentToken: z.string().optional(),
   urls: z
-    .object({ api: z.string(), gateway: z.string(), console: z.string(), mock: z.string() })
+    .object({
+      api: z.string(),
+      gateway: z.string(),
+      console: z.string(),
+      mock: z.string(),
+      /** Absent in a state file written before the demo MCP server was part of the stack. */
+      mcp: z.string().optional(),
+    })
     .optional(),
 });
 export type StackState = z.infer<typeof StackState>;

@@ -12,7 +12,7 @@ export const DEMO_AGENT = 'demo-agent';
 export interface StackOptions {
   dataDir: string;
   host: string;
-  ports: { api: number; gateway: number; console: number; mock: number };
+  ports: { api: number; gateway: number; console: number; mock: number; mcp: number };
   databaseUrl?: string;
   /** Operator token to use when the state file has none (an API whose data predates it). */
   operatorToken?: string;
@@ -23,22 +23,23 @@ export interface StackOptions {
   /** False when the caller stops the stack itself on Ctrl-C. */
   handleSignals?: boolean;
   /** Extra environment per service (tests: faster shipping, quieter logs). */
-  env?: Partial<Record<'api' | 'gateway' | 'console' | 'mock', Record<string, string>>>;
+  env?: Partial<Record<'api' | 'gateway' | 'console' | 'mock' | 'mcp', Record<string, string>>>;
 }
 
 export interface Stack {
-  urls: { api: string; gateway: string; console: string; mock: string };
+  /** `mcp` is the demo MCP server's endpoint (agents reach it through `<gateway>/mcp/demo`). */
+  urls: { api: string; gateway: string; console: string; mock: string; mcp: string };
   operatorToken: string;
   /** The demo agent's Toolgate token (its SDK key through the gateway). */
   agentToken: string;
   operator: ApiClient;
-  services: Record<'api' | 'gateway' | 'console' | 'mock', Started>;
+  services: Record<'api' | 'gateway' | 'console' | 'mock' | 'mcp', Started>;
   stop(): Promise<void>;
 }
 
 /**
- * The whole of Toolgate as separate processes, as `pnpm start` runs it: the demo upstream, the
- * API (embedded PostgreSQL under `<data>/api` unless DATABASE_URL), the console, the demo seed,
+ * The whole of Toolgate as separate processes, as `pnpm start` runs it: the demo upstream and
+ * the demo MCP server, the API (embedded PostgreSQL under `<data>/api` unless DATABASE_URL), the console, the demo seed,
  * and one gateway with its own token. Data and tokens are reused on the next start.
  */
 export async function startStack(options: StackOptions): Promise<Stack> {
@@ -50,6 +51,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     gateway: url(ports.gateway),
     console: url(ports.console),
     mock: url(ports.mock),
+    mcp: `${url(ports.mcp)}/mcp`,
   };
   const processes = new Processes({ handleSignals: options.handleSignals ?? true });
   const node = (entry: string) => ({
@@ -73,13 +75,22 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     });
 
   try {
-    progress('starting the demo upstream, the API (PostgreSQL, migrations) and the console');
-    const [mock, api, consoleServer] = await Promise.all([
+    progress(
+      'starting the demo upstream, the demo MCP server, the API (PostgreSQL, migrations) and the console',
+    );
+    const [mock, mcp, api, consoleServer] = await Promise.all([
       start(
         'mock',
         'apps/mock-provider/src/main.ts',
         { HOST: host, PORT: String(ports.mock), LOG_LEVEL: 'info' },
         `${urls.mock}/healthz`,
+        30_000,
+      ),
+      start(
+        'mcp',
+        'apps/mock-mcp/src/main.ts',
+        { HOST: host, PORT: String(ports.mcp), LOG_LEVEL: 'info' },
+        `${url(ports.mcp)}/healthz`,
         30_000,
       ),
       start(
@@ -122,7 +133,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     }
 
     progress(`applying the demo seed (${DEMO_SEED}) where it is missing`);
-    const created = await applyDemoSeed(operator, DEMO_SEED);
+    const created = await applyDemoSeed(
+      { client: operator, baseUrl: urls.api, token: operatorToken },
+      DEMO_SEED,
+      { demoMcpUrl: urls.mcp },
+    );
     progress(created.length > 0 ? `created ${created.join(', ')}` : 'demo seed already in place');
     const next: StackState = {
       ...state,
@@ -168,7 +183,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       operatorToken,
       agentToken: next.agentToken as string,
       operator,
-      services: { mock, api, console: consoleServer, gateway },
+      services: { mock, mcp, api, console: consoleServer, gateway },
       // The gateway first, while the API can still take its last receipts and status.
       stop: async () => {
         await processes.stop(gateway, 20_000);

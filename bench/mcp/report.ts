@@ -1,0 +1,106 @@
+import { cpus } from 'node:os';
+import type { LatencyResult, ThroughputResult } from '../gateway/phases.ts';
+import type { ReceiptCounters } from '../gateway/report.ts';
+import type { BenchResult } from '../measure.ts';
+import {
+  CONCURRENCY,
+  DIRECT,
+  ECHO_CALL,
+  LATENCY_ITERATIONS,
+  LATENCY_ROUNDS,
+  MCP_PROXY,
+  TARGET_ADDED_P50_MS,
+  TARGET_CPS_VS_MCP_PROXY,
+  THROUGHPUT_MS,
+  THROUGHPUT_ROUNDS,
+  TOOLGATE,
+  WARMUP_CALLS,
+  WARMUP_MS,
+} from './plan.ts';
+
+/** Everything measured, as the report reads it. */
+export interface McpReport {
+  latency: Map<string, LatencyResult>;
+  throughput: Map<string, ThroughputResult>;
+  sdkVersion: string;
+  mcpProxyVersion: string;
+  toolgateError: string | undefined;
+  receipts: ReceiptCounters | undefined;
+}
+
+export function mcpReport(r: McpReport): BenchResult {
+  const ms = (value: number | undefined) => (value === undefined ? '—' : `${value.toFixed(3)} ms`);
+  const pad = (text: string, width: number) => text.padStart(width);
+  const cpu = cpus();
+  const lines: string[] = [
+    `machine: Node ${process.version}, ${cpu.length}× ${cpu[0]?.model.trim() ?? 'unknown CPU'}; every server is its own process, the load generator is this one`,
+    `call: tools/call ${JSON.stringify(ECHO_CALL)} to the demo MCP server (apps/mock-mcp: the SDK's McpServer on node:http, SSE answers), each client an SDK Client (@modelcontextprotocol/sdk ${r.sdkVersion}) with an initialized session`,
+    `mcp-proxy: ${r.mcpProxyVersion} (its library: one upstream SDK Client on Streamable HTTP, proxyServer per downstream session, event store off)`,
+    'toolgate: <gateway>/mcp/bench as a token-proven agent; 12 rules in the bundle (2 for the server, 10 LLM ones), receipts on and shipped to the API',
+    `warm-up: ${WARMUP_CALLS} calls per target at concurrency 1, ${WARMUP_MS / 1000} s per target at ${CONCURRENCY}`,
+    '',
+    `concurrency 1: ${LATENCY_ROUNDS} rounds × ${LATENCY_ITERATIONS} calls per target, interleaved call by call; medians of the rounds; added = target − direct, same round`,
+    `  ${'target'.padEnd(12)}${pad('p50', 12)}${pad('p99', 12)}${pad('added p50', 12)}${pad('added p99', 12)}`,
+  ];
+  for (const [name, l] of r.latency) {
+    const direct = name === DIRECT;
+    lines.push(
+      `  ${name.padEnd(12)}${pad(ms(l.p50), 12)}${pad(ms(l.p99), 12)}${pad(direct ? '—' : ms(l.addedP50), 12)}${pad(direct ? '—' : ms(l.addedP99), 12)}`,
+    );
+  }
+  lines.push(
+    '',
+    `concurrency ${CONCURRENCY} (${CONCURRENCY} sessions per target): ${THROUGHPUT_ROUNDS} rounds × ${THROUGHPUT_MS / 1000} s per target, order rotated; medians of the rounds; CPU/call = the server process's own CPU (direct: the MCP server; a proxy: the proxy alone)`,
+    `  ${'target'.padEnd(12)}${pad('calls/s', 10)}${pad('CPU/call', 15)}   rounds`,
+  );
+  for (const [name, t] of r.throughput) {
+    const cpuText =
+      t.cpuMsPerRequest === undefined ? '—' : `${(t.cpuMsPerRequest * 1000).toFixed(0)} µs`;
+    const errors = t.errors > 0 ? `, ${t.errors} errors (${t.firstError})` : '';
+    lines.push(
+      `  ${name.padEnd(12)}${pad(t.perSecond.toFixed(0), 10)}${pad(cpuText, 15)}   ${t.rounds.map((x) => x.toFixed(0)).join(' / ')}${errors}`,
+    );
+    for (const note of t.notes) lines.push(`  ${''.padEnd(12)}${note}`);
+  }
+  if (r.receipts) {
+    lines.push(
+      `  toolgate receipts: ${r.receipts.requests} requests, ${r.receipts.shipped} receipts shipped to the API, ${r.receipts.depth} still spooled, ${r.receipts.dropped} dropped`,
+    );
+  }
+
+  lines.push('', 'targets:');
+  let passed = true;
+  const verdict = (ok: boolean) => {
+    if (!ok) passed = false;
+    return ok ? 'PASS' : 'FAIL';
+  };
+  const label = (text: string) => `  ${text.padEnd(34)}`;
+  const tg = r.latency.get(TOOLGATE);
+  const tgCps = r.throughput.get(TOOLGATE);
+  const proxy = r.latency.get(MCP_PROXY);
+  const proxyCps = r.throughput.get(MCP_PROXY);
+  if (proxy && proxyCps) {
+    lines.push(
+      `${label('mcp-proxy (reference, no target)')}added p50 ${ms(proxy.addedP50)}, p99 ${ms(proxy.addedP99)}; ${proxyCps.perSecond.toFixed(0)} calls/s`,
+    );
+  }
+  if (!tg || !tgCps) {
+    passed = false;
+    lines.push(
+      `  toolgate: not runnable: ${r.toolgateError ?? 'unknown'} — no Toolgate target measured`,
+    );
+  } else {
+    lines.push(
+      `${label(`added p50 ≤ ${TARGET_ADDED_P50_MS} ms`)}${ms(tg.addedP50)} (added p99 ${ms(tg.addedP99)}) ${verdict(tg.addedP50 <= TARGET_ADDED_P50_MS)}`,
+    );
+    const ratio = tgCps.perSecond / (proxyCps?.perSecond ?? Number.NaN);
+    lines.push(
+      `${label(`calls/s ≥ ${TARGET_CPS_VS_MCP_PROXY}× mcp-proxy's`)}${tgCps.perSecond.toFixed(0)} vs ${proxyCps?.perSecond.toFixed(0)} → ${ratio.toFixed(2)}× ${verdict(ratio >= TARGET_CPS_VS_MCP_PROXY && tgCps.errors === 0)}`,
+    );
+  }
+  return {
+    name: 'mcp: tools/call direct vs mcp-proxy vs Toolgate (same SDK server, SDK clients with sessions)',
+    passed,
+    lines,
+  };
+}
