@@ -123,7 +123,7 @@ export function report(r: Report): BenchResult {
       `  toolgate: gateway not runnable: ${r.toolgateError ?? 'unknown'} — no Toolgate target measured`,
     );
   } else {
-    const label = (text: string) => `  ${text.padEnd(34)}`;
+    const label = (text: string) => `  ${text.padEnd(36)} `;
     const p99Ratio = tg.addedP99 / (pk?.addedP99 ?? Number.NaN);
     lines.push(
       `${label(`added p99 ≤ ${TARGET_P99_VS_PORTKEY}× Portkey's`)}${ms(tg.addedP99)} vs ${ms(pk?.addedP99)} → ${p99Ratio.toFixed(2)}× ${verdict(p99Ratio <= TARGET_P99_VS_PORTKEY)}`,
