@@ -340,3 +340,83 @@ describe('what the agent sees', () => {
     expect(call('dev')?.policy_state).toBe('allowed');
   });
 });
+
+describe('observe-mode call-time rules', () => {
+  const observing = (rules: ReadonlyArray<unknown>, enforced: ReadonlyArray<unknown> = []) =>
+    bundleOf(
+      { name: 'enforced', generation: 1, spec: { rules: enforced as MediationRule[] } },
+      { name: 'trial', generation: 1, spec: { mode: 'observe', rules: rules as MediationRule[] } },
+    );
+
+  function turn(
+    bundle: ReturnType<typeof bundleOf>,
+    gate: ReturnType<typeof createMemoryCallGate>,
+    calls: Array<[string, JsonObject]>,
+  ) {
+    const mediation = mediateRequest(bundle, {
+      surface: 'openai-chat',
+      body: openAIRequest(TOOLS.map((t) => openAITool(t))),
+      identity: ALICE,
+      gate,
+    });
+    return enforceResponseBody(openAIResponse(calls), mediation.response).evidence.tool_calls;
+  }
+
+  it('let the call through and record what they would have decided', () => {
+    const gate = createMemoryCallGate();
+    const evidence = turn(observing([RULES.prOnlyInApp, RULES.externalMail]), gate, [
+      ['create_pull_request', { repo: 'evil/fork' }],
+      ['create_pull_request', { repo: 'acme/app' }],
+      ['send_email', { to: 'x@gmail.com' }],
+    ]);
+    expect(evidence.map((e) => e.policy_state)).toEqual(['allowed', 'allowed', 'allowed']);
+    expect(evidence.map((e) => e.decision)).toEqual([
+      {
+        outcome: 'allow',
+        observed: { outcome: 'deny', rule: 'pr-only-in-app-repo', policy: 'trial' },
+      },
+      { outcome: 'allow' },
+      {
+        outcome: 'allow',
+        observed: {
+          outcome: 'approval_required',
+          rule: 'external-mail-needs-approval',
+          policy: 'trial',
+        },
+      },
+    ]);
+    // Observing asks no human.
+    expect(gate.requested).toEqual([]);
+  });
+
+  it('count their rate limits apart from the enforced ones', () => {
+    const gate = createMemoryCallGate({ now: () => 0 });
+    const bundle = observing(
+      [{ ...RULES.searchBudget, id: 'trial-budget', limit: { calls: 1, per: '1m' } }],
+      [{ ...RULES.searchBudget, limit: { calls: 2, per: '1m' } }],
+    );
+    const outcomes = [1, 2, 3].map(() => {
+      const [call] = turn(bundle, gate, [['web_search', { q: 'a' }]]);
+      return [call?.decision?.outcome, call?.decision?.observed?.outcome];
+    });
+    // The observed limit (1/min) would have withheld the 2nd call; the enforced one (2/min),
+    // which observing did not spend, withholds the 3rd.
+    expect(outcomes).toEqual([
+      ['allow', undefined],
+      ['allow', 'rate_limited'],
+      ['rate_limited', 'rate_limited'],
+    ]);
+  });
+
+  it('note nothing when an approval they would need was given', () => {
+    const gate = createMemoryCallGate();
+    const bundle = observing([RULES.externalMail]);
+    const [first] = turn(bundle, gate, [['send_email', { to: 'x@gmail.com' }]]);
+    const actionId = first?.action_id as string;
+    const approved = createMemoryCallGate({
+      approvals: new Map([[actionId, { state: 'approved' as const }]]),
+    });
+    const [again] = turn(bundle, approved, [['send_email', { to: 'x@gmail.com' }]]);
+    expect(again?.decision).toEqual({ outcome: 'allow' });
+  });
+});

@@ -59,7 +59,42 @@ export function judgeCall(
   gate: CallGate | undefined,
 ): CallJudgement {
   if (rules.length === 0) return ALLOWED;
-  const applied: Applied[] = [];
+  const { covered, enforced, observed } = applicableRules(rules, facts, call);
+  if (!covered) return ALLOWED;
+  const judgement = decide(enforced, facts, call, gate);
+  if (observed.length === 0 || judgement.decision === undefined) return judgement;
+  // Observe-mode rules are judged as if enforced, without effects: no approval is requested
+  // and rate limits count in buckets of their own. Only a call they would withhold is noted.
+  const shadow = decide(observed, facts, call, gate && observingGate(gate));
+  const wouldBe = shadow.decision;
+  if (wouldBe === undefined || !isWithheld(wouldBe.outcome)) return judgement;
+  return {
+    ...judgement,
+    decision: {
+      ...judgement.decision,
+      observed: {
+        outcome: wouldBe.outcome,
+        ...(wouldBe.rule !== undefined ? { rule: wouldBe.rule } : {}),
+        ...(wouldBe.policy !== undefined ? { policy: wouldBe.policy } : {}),
+      },
+    },
+  };
+}
+
+type WithheldOutcome = NonNullable<CallDecision['observed']>['outcome'];
+
+function isWithheld(outcome: CallOutcome): outcome is WithheldOutcome {
+  return STATE[outcome] !== 'allowed';
+}
+
+/** The rules whose selectors and conditions apply to the call, enforced and observed apart. */
+function applicableRules(
+  rules: ReadonlyArray<CompiledRule>,
+  facts: RequestFacts,
+  call: CallUnderJudgement,
+): { covered: boolean; enforced: Applied[]; observed: Applied[] } {
+  const enforced: Applied[] = [];
+  const observed: Applied[] = [];
   let covered = false;
   // Variables bound once per name the call goes by (when a condition first needs them), shared
   // by every rule: CEL values made once.
@@ -87,12 +122,33 @@ export function judgeCall(
     );
     if (matched === -1) continue;
     covered = true;
-    if (compiled.mode === 'observe') continue;
+    const into = compiled.mode === 'observe' ? observed : enforced;
     const outcome = compiled.condition?.evaluateBound(bindingsOf(matched));
-    if (outcome === undefined || outcome === true) applied.push({ compiled, errored: false });
-    else if (outcome === 'error') applied.push({ compiled, errored: true });
+    if (outcome === undefined || outcome === true) into.push({ compiled, errored: false });
+    else if (outcome === 'error') into.push({ compiled, errored: true });
   }
-  if (!covered) return ALLOWED;
+  return { covered, enforced, observed };
+}
+
+/**
+ * The gate as observe-mode rules use it: approvals are read, never requested; rate limits take
+ * from buckets of their own, so observing neither spends nor is spent by enforced limits.
+ */
+function observingGate(gate: CallGate): CallGate {
+  return {
+    approval: (actionId) => gate.approval(actionId),
+    requestApproval: () => {},
+    take: (buckets) => gate.take(buckets.map((b) => ({ ...b, key: `observe\u0000${b.key}` }))),
+  };
+}
+
+/** The precedence over the applicable rules of one mode. */
+function decide(
+  applied: ReadonlyArray<Applied>,
+  facts: RequestFacts,
+  call: CallUnderJudgement,
+  gate: CallGate | undefined,
+): CallJudgement {
   const first = (action: string) => applied.find((a) => a.compiled.rule.action === action);
 
   const deny = first('deny');

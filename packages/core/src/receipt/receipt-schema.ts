@@ -81,6 +81,18 @@ export const CallDecision = z.object({
   message: z.string().optional(),
   /** The ToolCallApproval's name (the call's `action_id`) for approval outcomes. */
   approval: z.string().optional(),
+  /**
+   * What the observe-mode call-time rules would have decided had they been enforced (no
+   * approval requested; their rate limits counted apart); present only when they would have
+   * withheld the call.
+   */
+  observed: z
+    .object({
+      outcome: z.enum(['deny', 'approval_required', 'rate_limited']),
+      rule: z.string().optional(),
+      policy: z.string().optional(),
+    })
+    .optional(),
 });
 export type CallDecision = z.infer<typeof CallDecision>;
 export type CallOutcome = CallDecision['outcome'];

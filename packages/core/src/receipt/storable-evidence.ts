@@ -91,6 +91,14 @@ function storableDecision(decision: CallDecision, at: string, notes: StorableNot
     const value = notes.optional(`${at}.${key}`, decision[key], limit);
     if (value !== undefined) out[key] = value;
   }
+  if (decision.observed !== undefined) {
+    const observed: NonNullable<CallDecision['observed']> = { outcome: decision.observed.outcome };
+    for (const key of ['rule', 'policy'] as const) {
+      const value = notes.optional(`${at}.observed.${key}`, decision.observed[key], TEXT);
+      if (value !== undefined) observed[key] = value;
+    }
+    out.observed = observed;
+  }
   return out;
 }
 

@@ -149,6 +149,21 @@ describe('a receipt from hostile provider output', () => {
     expect(JSON.stringify(nul)).not.toContain('\\u0000');
   });
 
+  it('keeps every field of a call decision, observe mode included', () => {
+    const decision = {
+      outcome: 'allow' as const,
+      observed: { outcome: 'deny' as const, rule: 'pr-only', policy: 'trial' },
+    };
+    const call = { ...hostileCall('create_pull_request', 0), policy_state: 'allowed' as const };
+    const response: ResponseEvidence = {
+      tool_calls: [{ ...call, decision }],
+      hosted_tool_events: [],
+    };
+    const body = buildReceiptBody(input({ response }));
+    expect(body.response?.tool_calls[0]?.decision).toEqual(decision);
+    expect(ReceiptBody.parse(body).response?.tool_calls[0]?.decision).toEqual(decision);
+  });
+
   it('says nothing was cut when nothing was (receipts as before)', () => {
     const body = buildReceiptBody(input());
     expect(body).not.toHaveProperty('truncated_paths');

@@ -27,6 +27,23 @@ describe('CallDecisionCell', () => {
     expect(screen.getByText(/told the agent: “It needs a human.”/)).toBeTruthy();
   });
 
+  it('shows what observe-mode rules would have decided', () => {
+    render(
+      <MemoryRouter>
+        <CallDecisionCell
+          decision={{
+            outcome: 'allow',
+            observed: { outcome: 'deny', rule: 'pr-only-in-app', policy: 'trial' },
+          }}
+        />
+      </MemoryRouter>,
+    );
+    expect(screen.getByText('allow')).toBeTruthy();
+    expect(screen.getByText(/observe mode would have/)).toBeTruthy();
+    expect(screen.getByText('deny')).toBeTruthy();
+    expect(screen.getByText(/trial\/pr-only-in-app/)).toBeTruthy();
+  });
+
   it('shows a dash when no call-time rule covered the call', () => {
     render(<CallDecisionCell decision={undefined} />);
     expect(screen.getByText('—')).toBeTruthy();

@@ -19,7 +19,8 @@ const OUTCOME_TONE: Record<CallDecision['outcome'], Tone> = {
 
 /**
  * What call-time rules decided for a call: the outcome, the rule (policy/id), the approval it
- * waits on or went through (linked), and what the agent was told.
+ * waits on or went through (linked), what the agent was told, and what observe-mode rules would
+ * have decided.
  */
 export function CallDecisionCell(props: { decision: CallDecision | undefined }) {
   const { decision } = props;
@@ -42,6 +43,17 @@ export function CallDecisionCell(props: { decision: CallDecision | undefined }) 
         </div>
       ) : null}
       {decision.message ? <div className="muted">told the agent: “{decision.message}”</div> : null}
+      {decision.observed ? (
+        <div>
+          observe mode would have: <Pill tone="warn">{decision.observed.outcome}</Pill>
+          {decision.observed.rule ? (
+            <span className="muted">
+              {' '}
+              {decision.observed.policy}/{decision.observed.rule}
+            </span>
+          ) : null}
+        </div>
+      ) : null}
     </div>
   );
 }
