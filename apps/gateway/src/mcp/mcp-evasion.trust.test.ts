@@ -150,7 +150,10 @@ describe('MCP evasion: a hidden tool, and calls without receipts', () => {
       (r) => r.response?.tool_calls[0]?.policy_state === 'allowed',
     );
     const unreceipted = Math.max(0, reached.length - receipted.length);
-    recordFigures({ evasion: { attempts: ATTEMPTS.length + 1, unreceipted } });
+    recordFigures({
+      source: 'gateway: MCP hidden-tool evasion',
+      evasion: { attempts: ATTEMPTS.length + 1, unreceipted },
+    });
     expect(unreceipted).toBe(0);
   });
 });
