@@ -6,6 +6,7 @@ import {
   loadPool,
   percentile,
   type Target,
+  type Throughput,
   timeToFirstToken,
 } from './load.ts';
 import { groupCpuSeconds } from './processes.ts';
@@ -42,7 +43,15 @@ export async function measureLatency(
       perRound.get(name)?.push({ p50: percentile(values, 0.5), p99: percentile(values, 0.99) });
     }
   }
-  const direct = perRound.get('direct') ?? [];
+  return latencyOverRounds(perRound, 'direct');
+}
+
+/** Each target's per-round p50/p99 as medians over rounds, and added over `direct`'s same round. */
+export function latencyOverRounds(
+  perRound: ReadonlyMap<string, ReadonlyArray<{ p50: number; p99: number }>>,
+  directName: string,
+): Map<string, LatencyResult> {
+  const direct = perRound.get(directName) ?? [];
   const results = new Map<string, LatencyResult>();
   for (const [name, stats] of perRound) {
     results.set(name, {
@@ -74,41 +83,63 @@ export async function measureThroughput(
   progress: (line: string) => void,
 ): Promise<Map<string, ThroughputResult>> {
   const pools = new Map(targets.map((t) => [t.name, loadPool(t, options.concurrency)]));
+  try {
+    return await throughputRounds(targets, options, progress, (target) =>
+      closedLoop(
+        pools.get(target.name) as ReturnType<typeof loadPool>,
+        target,
+        body,
+        options.concurrency,
+        options.durationMs,
+      ),
+    );
+  } finally {
+    await Promise.all([...pools.values()].map((pool) => pool.close()));
+  }
+}
+
+/** What a throughput block needs of a target: its name, its processes, its aftermath. */
+export interface BlockTarget {
+  name: string;
+  pgids: number[];
+  afterBlock?: () => Promise<string | undefined>;
+}
+
+/**
+ * `rounds` rounds of one block per target (`block` runs it), the order rotated per round;
+ * calls/s and CPU per call of the target's own processes as medians over rounds.
+ */
+export async function throughputRounds<T extends BlockTarget>(
+  targets: ReadonlyArray<T>,
+  options: { rounds: number; durationMs: number; concurrency: number },
+  progress: (line: string) => void,
+  block: (target: T) => Promise<Throughput>,
+): Promise<Map<string, ThroughputResult>> {
   const results = new Map<string, ThroughputResult>(
     targets.map((t) => [t.name, { perSecond: 0, rounds: [], errors: 0, notes: [] }]),
   );
   const cpu = new Map(targets.map((t) => [t.name, [] as number[]]));
-  try {
-    for (let round = 0; round < options.rounds; round++) {
-      progress(
-        `concurrency ${options.concurrency}, round ${round + 1}/${options.rounds}: ${options.durationMs / 1000} s per target`,
-      );
-      for (let k = 0; k < targets.length; k++) {
-        const target = targets[(round + k) % targets.length] as Measured;
-        const result = results.get(target.name) as ThroughputResult;
-        const cpuBefore = sumCpu(target.pgids);
-        const block = await closedLoop(
-          pools.get(target.name) as ReturnType<typeof loadPool>,
-          target,
-          body,
-          options.concurrency,
-          options.durationMs,
-        );
-        // After the block's own aftermath (Toolgate: shipping the receipts it spooled), so the
-        // CPU per request includes it.
-        const note = await target.afterBlock?.();
-        const cpuSeconds = sumCpu(target.pgids) - cpuBefore;
-        result.rounds.push(block.perSecond);
-        result.errors += block.errors;
-        if (block.firstError && !result.firstError) result.firstError = block.firstError;
-        if (target.pgids.length > 0 && block.requests > 0) {
-          cpu.get(target.name)?.push((cpuSeconds * 1000) / block.requests);
-        }
-        if (note) result.notes.push(note);
+  for (let round = 0; round < options.rounds; round++) {
+    progress(
+      `concurrency ${options.concurrency}, round ${round + 1}/${options.rounds}: ${options.durationMs / 1000} s per target`,
+    );
+    for (let k = 0; k < targets.length; k++) {
+      const target = targets[(round + k) % targets.length] as T;
+      const result = results.get(target.name) as ThroughputResult;
+      const cpuBefore = sumCpu(target.pgids);
+      const measured = await block(target);
+      // After the block's own aftermath (Toolgate: shipping the receipts it spooled), so the
+      // CPU per request includes it.
+      const note = await target.afterBlock?.();
+      const cpuSeconds = sumCpu(target.pgids) - cpuBefore;
+      result.rounds.push(measured.perSecond);
+      result.errors += measured.errors;
+      if (measured.firstError && !result.firstError) result.firstError = measured.firstError;
+      if (target.pgids.length > 0 && measured.requests > 0) {
+        cpu.get(target.name)?.push((cpuSeconds * 1000) / measured.requests);
       }
+      if (note) result.notes.push(note);
     }
-  } finally {
-    await Promise.all([...pools.values()].map((pool) => pool.close()));
   }
   for (const [name, result] of results) {
     result.perSecond = median(result.rounds);

@@ -1,7 +1,10 @@
 import { percentile } from '../gateway/load.ts';
-import type { LatencyResult, ThroughputResult } from '../gateway/phases.ts';
-import { groupCpuSeconds } from '../gateway/processes.ts';
-import { median } from '../measure.ts';
+import {
+  type LatencyResult,
+  latencyOverRounds,
+  type ThroughputResult,
+  throughputRounds,
+} from '../gateway/phases.ts';
 import {
   closedLoop,
   closeSessions,
@@ -28,17 +31,7 @@ export async function measureLatency(
       perRound.get(name)?.push({ p50: percentile(values, 0.5), p99: percentile(values, 0.99) });
     }
   }
-  const direct = perRound.get(DIRECT) ?? [];
-  const results = new Map<string, LatencyResult>();
-  for (const [name, stats] of perRound) {
-    results.set(name, {
-      p50: median(stats.map((s) => s.p50)),
-      p99: median(stats.map((s) => s.p99)),
-      addedP50: median(stats.map((s, r) => s.p50 - (direct[r]?.p50 ?? 0))),
-      addedP99: median(stats.map((s, r) => s.p99 - (direct[r]?.p99 ?? 0))),
-    });
-  }
-  return results;
+  return latencyOverRounds(perRound, DIRECT);
 }
 
 /**
@@ -51,47 +44,14 @@ export async function measureThroughput(
   progress: (line: string) => void,
 ): Promise<Map<string, ThroughputResult>> {
   const sessions = new Map<string, Session[]>();
-  const results = new Map<string, ThroughputResult>(
-    targets.map((t) => [t.name, { perSecond: 0, rounds: [], errors: 0, notes: [] }]),
-  );
-  const cpu = new Map(targets.map((t) => [t.name, [] as number[]]));
   try {
     for (const target of targets) {
       sessions.set(target.name, await openSessions(target, options.concurrency));
     }
-    for (let round = 0; round < options.rounds; round++) {
-      progress(
-        `concurrency ${options.concurrency}, round ${round + 1}/${options.rounds}: ${options.durationMs / 1000} s per target`,
-      );
-      for (let k = 0; k < targets.length; k++) {
-        const target = targets[(round + k) % targets.length] as McpTarget;
-        const result = results.get(target.name) as ThroughputResult;
-        const cpuBefore = sumCpu(target.pgids);
-        const block = await closedLoop(sessions.get(target.name) ?? [], options.durationMs);
-        // After the block's own aftermath (Toolgate: shipping its receipts), so the CPU per
-        // call includes it.
-        const note = await target.afterBlock?.();
-        const cpuSeconds = sumCpu(target.pgids) - cpuBefore;
-        result.rounds.push(block.perSecond);
-        result.errors += block.errors;
-        if (block.firstError && !result.firstError) result.firstError = block.firstError;
-        if (target.pgids.length > 0 && block.requests > 0) {
-          cpu.get(target.name)?.push((cpuSeconds * 1000) / block.requests);
-        }
-        if (note) result.notes.push(note);
-      }
-    }
+    return await throughputRounds(targets, options, progress, (target) =>
+      closedLoop(sessions.get(target.name) ?? [], options.durationMs),
+    );
   } finally {
     await Promise.all([...sessions.values()].map(closeSessions));
   }
-  for (const [name, result] of results) {
-    result.perSecond = median(result.rounds);
-    const perCall = cpu.get(name) ?? [];
-    if (perCall.length > 0) result.cpuMsPerRequest = median(perCall);
-  }
-  return results;
-}
-
-function sumCpu(pgids: ReadonlyArray<number>): number {
-  return pgids.reduce((sum, pgid) => sum + groupCpuSeconds(pgid), 0);
 }
