@@ -292,6 +292,59 @@ describe('replace', () => {
 });
 
 describe('rename and automatic aliases', () => {
+  it('renames past calls to gateway-hosted tools in the history too (two hosted tools swapped)', () => {
+    const bundle = bundleOf(
+      {
+        name: 'alpha',
+        generation: 1,
+        spec: {
+          rules: [
+            { id: 'r0', action: 'rename', match: { name: 'search' }, alias: 'create_pull_request' },
+          ],
+        },
+      },
+      {
+        name: 'gamma',
+        generation: 1,
+        spec: {
+          rules: [{ id: 'r0', action: 'rename', match: { name: '/^create_/' }, alias: 'search' }],
+        },
+      },
+    );
+    const body = {
+      model: 'gpt-4o',
+      messages: [
+        { role: 'user', content: 'hi' },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [
+            { id: 'call_1', type: 'function', function: { name: 'search', arguments: '{}' } },
+          ],
+        },
+        { role: 'tool', tool_call_id: 'call_1', content: 'ok' },
+      ],
+      tools: [],
+    };
+    const result = mediateRequest(bundle, {
+      surface: 'openai-chat',
+      body,
+      hostedTools: [
+        {
+          type: 'function',
+          function: { name: 'create_pull_request', parameters: { type: 'object' } },
+        },
+        { type: 'function', function: { name: 'search' } },
+      ] as never,
+    });
+    const messages = result.body.messages as Array<{
+      tool_calls?: Array<{ function: { name: string } }>;
+    }>;
+    const past = messages[1]?.tool_calls?.[0]?.function.name as string;
+    expect(past).toBe('create_pull_request');
+    expect(result.response.decideCall('h', past, '{}').name).toBe('search');
+  });
+
   it('renames for the provider, renames history and tool_choice, maps calls back', () => {
     const bundle = bundleOf({
       rules: [

@@ -34,7 +34,7 @@ export function isListed(tool: RequestTool): boolean {
 interface CatalogEdits {
   /** The tools in the provider's `tools` array. */
   visible: ReadonlyArray<MediatedTool>;
-  /** Agent name → provider name, for the agent's own function tools the provider knows renamed. */
+  /** Agent name → provider name, for the function tools (the agent's, hosted ones) the provider knows renamed. */
   renames: ReadonlyMap<string, string>;
   /** Request-level tools the provider must not see: hidden, or replaced by a function tool. */
   hiddenRequestLevel: ReadonlyArray<RequestTool>;
@@ -48,7 +48,9 @@ function catalogEdits(catalog: CatalogOutcome): CatalogEdits {
   const visible = entries.filter((e) => e.inTools && e.visible);
   const renames = new Map<string, string>();
   for (const e of visible) {
-    if (isListed(e.tool) && e.tool.kind === 'function' && e.providerName !== e.tool.name) {
+    // Gateway-hosted tools too: the agent called them by their agent-facing name as well.
+    const named = isListed(e.tool) || e.tool.origin === 'hosted';
+    if (named && e.tool.kind === 'function' && e.providerName !== e.tool.name) {
       renames.set(e.tool.name, e.providerName);
     }
   }
