@@ -22,6 +22,12 @@ export const ApiEnv = z.object({
   WATCH_HISTORY: z.coerce.number().int().min(100).default(10_000),
   /** How often each replica marks approvals past `expiresAt` as Expired, in ms. */
   APPROVAL_SWEEP_INTERVAL_MS: z.coerce.number().int().min(50).default(2_000),
+  /** How long an expired approval is kept before it is deleted, in ms (0: kept forever). */
+  APPROVAL_RETENTION_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(30 * 24 * 3600 * 1000),
   /** On SIGTERM/SIGINT/SIGHUP, how long requests in flight may take before being cut, in ms. */
   SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(10_000),
 });

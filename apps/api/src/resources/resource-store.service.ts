@@ -224,9 +224,16 @@ export class ResourceStore {
     });
   }
 
-  delete(kind: string, name: string, actor: Actor, dryRun = false): Promise<StoredObject> {
+  /** Deletes the object; with `expectedVersion`, only that version of it (else ConflictError). */
+  delete(
+    kind: string,
+    name: string,
+    actor: Actor,
+    dryRun = false,
+    expectedVersion?: string,
+  ): Promise<StoredObject> {
     return this.write(dryRun, async (tx) => {
-      const current = await this.lockForWrite(tx, kind, name, undefined);
+      const current = await this.lockForWrite(tx, kind, name, expectedVersion);
       const object: StoredObject = {
         ...current.object,
         metadata: {

@@ -22,4 +22,23 @@ export class ApprovalExpiryRepository {
       LIMIT ${limit}`;
     return rows.map((row) => row.name);
   }
+
+  /**
+   * Approvals marked `Expired` whose `expiresAt` is at or before `cutoff` (the retention's
+   * start), oldest first, at most `limit`, with the version listed: deleted only if unchanged.
+   */
+  async settledBefore(
+    cutoff: Date,
+    limit: number,
+  ): Promise<Array<{ name: string; resourceVersion: string }>> {
+    const rows = await this.prisma.client.$queryRaw<Array<{ name: string; version: bigint }>>`
+      SELECT name, resource_version AS version FROM resources
+      WHERE kind = 'ToolCallApproval'
+        AND (status ->> 'expiresAt')::timestamptz <= ${cutoff}
+        AND coalesce(status -> 'conditions', '[]'::jsonb)
+              @> '[{"type": "Expired", "status": "True"}]'::jsonb
+      ORDER BY (status ->> 'expiresAt')::timestamptz
+      LIMIT ${limit}`;
+    return rows.map((row) => ({ name: row.name, resourceVersion: row.version.toString() }));
+  }
 }

@@ -385,6 +385,28 @@ describe('with the sweeper idle (clock-only expiry, and replicas sweeping at onc
     expect(stateOf(reopened)).toEqual(['Expired=False:Reopened']);
   });
 
+  it('deletes expired approvals once their retention is over, and nothing else', async () => {
+    const old = approvalRequest('edge-c', { ttlSeconds: 1 });
+    const open = approvalRequest('edge-c', { ttlSeconds: 3600 });
+    for (const body of [old, open]) expect((await send(body)).status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const sweeper = idle.app.get(ApprovalExpirySweeper);
+    await sweeper.sweep();
+    const retention = idle.app.get(API_ENV).APPROVAL_RETENTION_MS;
+    // Within the retention: kept.
+    expect(await sweeper.purge(new Date(Date.now() + retention - 60_000))).toBe(0);
+    // Past it: the expired one goes (audited as a delete), the open one stays.
+    const later = new Date(Date.now() + retention + 1_000);
+    expect(await sweeper.purge(later)).toBeGreaterThanOrEqual(1);
+    const get = (name: string) => idle.fetch(`${P}/${name}`, { token: idle.operatorToken });
+    expect((await get(old.spec.actionId)).status).toBe(404);
+    expect((await get(open.spec.actionId)).status).toBe(200);
+    const page = await idle.operator.call('audit.list', {
+      query: { kind: 'ToolCallApproval', name: old.spec.actionId },
+    });
+    expect(page?.items.map((e) => e.verb).sort()).toEqual(['create', 'delete', 'expire']);
+  });
+
   it('writes each expiry once when two replicas sweep at the same moment', async () => {
     const bodies = Array.from({ length: 5 }, () => approvalRequest('edge-c', { ttlSeconds: 1 }));
     for (const body of bodies) expect((await send(body)).status).toBe(201);
