@@ -77,13 +77,16 @@ export function breakdown(
       else if (kind !== undefined) {
         // A shared SDK frame belongs to the side its SDK caller is on; gateway code calling it
         // directly (client.request from a handler) makes it the client's.
-        if (shared && kind.startsWith('server')) part = 'server dispatch (SDK Server/Protocol, zod)';
+        if (shared && kind.startsWith('server'))
+          part = 'server dispatch (SDK Server/Protocol, zod)';
         else if (shared) part = 'upstream client (SDK Client/Protocol, zod)';
         else part = kind;
       }
       node = node.parent === undefined ? undefined : byId.get(node.parent);
     }
-    part ??= shared ? 'server dispatch (SDK Server/Protocol, zod)' : 'node http/net/streams (unattributed)';
+    part ??= shared
+      ? 'server dispatch (SDK Server/Protocol, zod)'
+      : 'node http/net/streams (unattributed)';
     memo.set(id, part);
     return part;
   };
@@ -148,9 +151,14 @@ function frameClassifier(): (frame: CallFrame) => FrameClass {
     if (url.includes('eventsource-parser')) return 'upstream transport (SDK, fetch/undici)';
     const source = sourceOf(frame);
     if (source === undefined) return undefined;
-    if (/\/(receipts|spool|receipt)\/|mcp-receipts/.test(source)) return 'receipts (build, chain, spool)';
+    if (/\/(receipts|spool|receipt)\/|mcp-receipts/.test(source))
+      return 'receipts (build, chain, spool)';
     if (/packages\/core\/src\/(canonical|json|hash)/.test(source)) return undefined;
-    if (/packages\/core\/|list-mediation|call-mediation|tool-catalog|drift-pins|mcp-request/.test(source)) {
+    if (
+      /packages\/core\/|list-mediation|call-mediation|tool-catalog|drift-pins|mcp-request/.test(
+        source,
+      )
+    ) {
       return 'mediation (engine, catalog, drift)';
     }
     if (/mcp-proxy\.ts|proxy\/agent-|create-gateway|request-context/.test(source)) {

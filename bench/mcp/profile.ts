@@ -2,8 +2,8 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { postgresScratchDir } from '@toolgate/db';
-import { startDemoMcp } from '../mcp.ts';
 import { Processes } from '../gateway/processes.ts';
+import { startDemoMcp } from '../mcp.ts';
 import { closedLoop, closeSessions, openSession, openSessions, timedEcho } from './load.ts';
 import { breakdown, PARTS } from './profile-breakdown.ts';
 import { startToolgateForMcp } from './toolgate.ts';
@@ -55,8 +55,18 @@ async function main() {
     if (!file) throw new Error('the gateway wrote no profile');
     const path = join(profileDir, file);
     const windows = [
-      { label: 'concurrency 1', window: sequential, calls, note: `${(seqMs / calls).toFixed(3)} ms/call wall` },
-      { label: 'concurrency 32', window: loaded, calls: loop.requests, note: `${loop.perSecond.toFixed(0)} calls/s` },
+      {
+        label: 'concurrency 1',
+        window: sequential,
+        calls,
+        note: `${(seqMs / calls).toFixed(3)} ms/call wall`,
+      },
+      {
+        label: 'concurrency 32',
+        window: loaded,
+        calls: loop.requests,
+        note: `${loop.perSecond.toFixed(0)} calls/s`,
+      },
     ];
     process.stdout.write(`\ngateway CPU per tools/call (receipts ${receipts}), µs:\n`);
     const results = windows.map((w) => ({
@@ -75,9 +85,7 @@ async function main() {
     process.stdout.write(
       `  ${'total'.padEnd(50)}${results.map((r) => (r.result.totalUs / r.calls).toFixed(0).padStart(16)).join('')}\n`,
     );
-    process.stdout.write(
-      `  ${''.padEnd(50)}${results.map((r) => r.note.padStart(16)).join('')}\n`,
-    );
+    process.stdout.write(`  ${''.padEnd(50)}${results.map((r) => r.note.padStart(16)).join('')}\n`);
     process.stdout.write(`  profile: ${path}\n`);
   } finally {
     await processes.stopAll();

@@ -14,9 +14,9 @@ import {
   type ToolResultEvidence,
 } from '@toolgate/core';
 import type { ActiveBundle } from '../bundle/bundle-store.ts';
-import { mediatedList } from './mediation-cache.ts';
 import type { McpFinished } from './mcp-receipts.ts';
 import type { McpRequestContext } from './mcp-request.ts';
+import { mediatedList } from './mediation-cache.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 import { upstreamFailure } from './upstream-client.ts';
 

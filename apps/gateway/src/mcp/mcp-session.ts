@@ -17,10 +17,10 @@ import {
 import type { BundleMcpServer, JsonObject } from '@toolgate/core';
 import { mediateCall } from './call-mediation.ts';
 import { refuseCursor, servedTools } from './list-mediation.ts';
-import { mediatedList } from './mediation-cache.ts';
 import type { McpProxyDependencies } from './mcp-proxy.ts';
 import type { McpFinished } from './mcp-receipts.ts';
 import type { McpRequestContext } from './mcp-request.ts';
+import { mediatedList } from './mediation-cache.ts';
 import { fetchToolCatalog, type ToolCatalog } from './tool-catalog.ts';
 import { upstreamFailure } from './upstream-client.ts';
 
