@@ -134,7 +134,9 @@ export async function runMcpBench(): Promise<BenchResult> {
 }
 
 /** The demo MCP server (`apps/mock-mcp`) as its own process: the upstream every target uses. */
-async function startDemoMcp(processes: Processes): Promise<{ url: string; server: Started }> {
+export async function startDemoMcp(
+  processes: Processes,
+): Promise<{ url: string; server: Started }> {
   const port = await findFreePort();
   const origin = `http://127.0.0.1:${port}`;
   const server = await processes.start({

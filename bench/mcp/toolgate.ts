@@ -31,7 +31,14 @@ const MCP_RULES = [
  */
 export async function startToolgateForMcp(
   processes: Processes,
-  options: { mcpUrl: string; dataDir: string; progress: (line: string) => void },
+  options: {
+    mcpUrl: string;
+    dataDir: string;
+    progress: (line: string) => void;
+    /** Extra gateway environment and Node flags (bench/mcp/profile.ts: RECEIPTS, --cpu-prof). */
+    gatewayEnv?: Record<string, string>;
+    gatewayNodeArgs?: string[];
+  },
 ): Promise<{ stack: ToolgateStack; target: McpTarget }> {
   let agentToken: string | undefined;
   const stack = await startToolgate(processes, {
@@ -40,6 +47,8 @@ export async function startToolgateForMcp(
     dataDir: options.dataDir,
     progress: options.progress,
     apiNiceness: 19,
+    ...(options.gatewayEnv ? { gatewayEnv: options.gatewayEnv } : {}),
+    ...(options.gatewayNodeArgs ? { gatewayNodeArgs: options.gatewayNodeArgs } : {}),
     beforeGateway: async ({ apiUrl, operatorToken }) => {
       options.progress(`provisioning: McpServer ${BENCH_MCP_SERVER}, its policy, an agent token`);
       await createThroughCollection(apiUrl, operatorToken, 'mcpservers', {

@@ -14,9 +14,9 @@ import {
   type ToolResultEvidence,
 } from '@toolgate/core';
 import type { ActiveBundle } from '../bundle/bundle-store.ts';
-import { mediateList } from './list-mediation.ts';
 import type { McpFinished } from './mcp-receipts.ts';
 import type { McpRequestContext } from './mcp-request.ts';
+import { mediatedList } from './mediation-cache.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
 import { upstreamFailure } from './upstream-client.ts';
 
@@ -54,14 +54,12 @@ export async function mediateCall(
   call: ToolCallRequest,
 ): Promise<CallOutcome> {
   const { active, server, facts, gate, record } = context;
-  const list = mediateList(active, server, catalog, facts, gate);
+  const started = performance.now();
+  const list = mediatedList(active, server, catalog, facts);
   record.mediation = list.mediation;
-  const judged = list.mediation.response.decideCall(
-    String(call.requestId),
-    call.name,
-    call.arguments ?? {},
-  );
-  record.mediationMs = list.mediationMs;
+  const response = gate ? list.mediation.responseFor(gate) : list.mediation.response;
+  const judged = response.decideCall(String(call.requestId), call.name, call.arguments ?? {});
+  record.mediationMs = performance.now() - started;
   const upstreamName = judged.name.slice(server.name.length + 1);
   const evidence: ToolCallEvidence = agentFacing(judged, call.name);
   if (judged.policy_state === 'blocked' && judged.decision === undefined) {

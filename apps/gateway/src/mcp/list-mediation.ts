@@ -2,7 +2,6 @@ import { performance } from 'node:perf_hooks';
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import {
   type BundleMcpServer,
-  type CallGate,
   type JsonObject,
   type MediationResult,
   mcpToolListRequest,
@@ -33,7 +32,6 @@ export function mediateList(
   server: BundleMcpServer,
   catalog: ToolCatalog,
   facts: AgentRequestFacts,
-  gate?: CallGate,
 ): MediatedList {
   const started = performance.now();
   const drift = checkDrift(server, catalog.tools);
@@ -46,7 +44,6 @@ export function mediateList(
       surface: 'mcp',
       body: mcpToolListRequest(server.name, offered),
       identity: facts.rules,
-      ...(gate ? { gate } : {}),
     });
   } catch (error) {
     // The catalog was checked when fetched: a list the engine still cannot read is the upstream's.

@@ -195,6 +195,38 @@ describe('the gateway as an MCP proxy', () => {
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
   });
 
+  it('judges each call of a session by the bundle in force now, not the one it was opened under', async () => {
+    // The mediated list is cached per (bundle, upstream list, identity): a new bundle must miss.
+    const client = await connect();
+    const first = await client.callTool({ name: 'search', arguments: { q: 'a' } });
+    expect(first.isError).not.toBe(true);
+    await gateway.applyPolicies(
+      [
+        {
+          name: 'mcp',
+          spec: {
+            rules: [
+              ...POLICY.rules,
+              { id: 'no-search', action: 'deny', match: { name: 'github/search' } },
+            ],
+          },
+        },
+      ],
+      [],
+      [server()],
+    );
+    try {
+      const second = await client.callTool({ name: 'search', arguments: { q: 'b' } });
+      expect(second.isError).toBe(true);
+      const denied = (await receipts()).filter((r) => r.outcome.status === 403).at(-1);
+      expect(denied?.response?.tool_calls[0]?.decision).toMatchObject({ rule: 'no-search' });
+    } finally {
+      await gateway.applyPolicies([{ name: 'mcp', spec: POLICY }], [], [server()]);
+    }
+    const third = await client.callTool({ name: 'search', arguments: { q: 'c' } });
+    expect(third.isError).not.toBe(true);
+  });
+
   it('drift: warn serves a changed tool and says so in the tools/list receipt', async () => {
     const pinned = `sha256:${'0'.repeat(64)}`;
     await gateway.applyPolicies(

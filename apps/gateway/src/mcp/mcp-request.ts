@@ -1,14 +1,10 @@
 import { performance } from 'node:perf_hooks';
-import {
-  type BundleMcpServer,
-  type CallGate,
-  mcpToolListRequest,
-  mediateRequest,
-} from '@toolgate/core';
+import type { BundleMcpServer, CallGate } from '@toolgate/core';
 import type { ActiveBundle } from '../bundle/bundle-store.ts';
 import type { CallGates } from '../calls/call-gates.ts';
 import { ReceiptRecorder } from '../receipts/receipt-recorder.ts';
 import type { McpRequestRecord } from './mcp-receipts.ts';
+import { placeholderMediation } from './mediation-cache.ts';
 import type { AgentRequestFacts } from './request-context.ts';
 
 /** One JSON-RPC request of an agent on `/mcp/<server>`, as its handler sees it. */
@@ -25,7 +21,7 @@ export interface McpRequestContext {
 }
 
 /**
- * The context of one request: the receipt's id and record, with the (memoized) mediation of an
+ * The context of one request: the receipt's id and record, with the (cached) mediation of an
  * empty tool list as a placeholder, so a request that lists no tools (resources, prompts) still
  * records the bundle's policies and the `mcp` surface.
  */
@@ -42,11 +38,7 @@ export function requestContext(
       ? calls?.forRequest({ receiptId: id, surface: 'mcp', identity: facts.identity })
       : undefined;
   const started = performance.now();
-  const mediation = mediateRequest(active.compiled, {
-    surface: 'mcp',
-    body: mcpToolListRequest(server.name, NO_TOOLS),
-    identity: facts.rules,
-  });
+  const mediation = placeholderMediation(active, server, facts);
   return {
     active,
     server,
@@ -64,5 +56,3 @@ export function requestContext(
     },
   };
 }
-
-const NO_TOOLS = Object.freeze([]) as ReadonlyArray<never>;

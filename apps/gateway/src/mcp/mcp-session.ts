@@ -16,10 +16,11 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { BundleMcpServer, JsonObject } from '@toolgate/core';
 import { mediateCall } from './call-mediation.ts';
-import { mediateList, refuseCursor, servedTools } from './list-mediation.ts';
+import { refuseCursor, servedTools } from './list-mediation.ts';
 import type { McpProxyDependencies } from './mcp-proxy.ts';
 import type { McpFinished } from './mcp-receipts.ts';
 import type { McpRequestContext } from './mcp-request.ts';
+import { mediatedList } from './mediation-cache.ts';
 import { fetchToolCatalog, type ToolCatalog } from './tool-catalog.ts';
 import { upstreamFailure } from './upstream-client.ts';
 
@@ -132,12 +133,13 @@ export class McpSession {
         });
         throw new McpError(failure.code, failure.message);
       }
-      const list = mediateList(context.active, context.server, catalog, context.facts);
+      const mediating = performance.now();
+      const list = mediatedList(context.active, context.server, catalog, context.facts);
       for (const drift of list.drift.drifted) {
         metrics.mcpDrifts.inc({ server: serverName, action: drift.action });
       }
       context.record.mediation = list.mediation;
-      context.record.mediationMs = list.mediationMs;
+      context.record.mediationMs = performance.now() - mediating;
       const tools = servedTools(list);
       // Receipted when the agent was served something other than the upstream's list.
       if (list.mediation.changed || list.drift.drifted.length > 0) {

@@ -126,19 +126,49 @@ class ResponseTooLargeError extends Error {
  * `fetch` whose POST answers are cut off (the stream errors) past `limit` bytes: a hostile or
  * broken upstream cannot make the gateway buffer without bound. The standalone GET stream is
  * long-lived by design and carries only notifications; it is not bounded in total.
+ *
+ * Each request also gets its own abort signal, following the transport's: the SDK passes its
+ * session's one signal to every fetch, and undici keeps a listener on it per request until the
+ * request object is garbage-collected, so a busy session's signal grew thousands of listeners
+ * (undici counts them on every fetch; Node warned on every call past 1500). Ours is removed as
+ * soon as the answer is read.
  */
-function boundedFetch(limit: number): typeof fetch {
+export function boundedFetch(limit: number): typeof fetch {
   return async (input, init) => {
-    const response = await fetch(input, init);
-    if (init?.method !== 'POST' || response.body === null) return response;
+    const shared = init?.signal ?? undefined;
+    let release = () => {};
+    let own: RequestInit | undefined = init;
+    if (shared) {
+      const controller = new AbortController();
+      const follow = () => controller.abort(shared.reason);
+      if (shared.aborted) follow();
+      else shared.addEventListener('abort', follow, { once: true });
+      release = () => shared.removeEventListener('abort', follow);
+      own = { ...init, signal: controller.signal };
+    }
+    let response: Response;
+    try {
+      response = await fetch(input, own);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    if (init?.method !== 'POST' || response.body === null) {
+      // A GET's stream lives as long as the session; anything else has no body left to read.
+      if (init?.method !== 'GET' || response.body === null) release();
+      return response;
+    }
     let seen = 0;
     const counted = response.body.pipeThrough(
       new TransformStream<Uint8Array, Uint8Array>({
         transform(chunk, controller) {
           seen += chunk.byteLength;
-          if (seen > limit) controller.error(new ResponseTooLargeError(limit));
-          else controller.enqueue(chunk);
+          if (seen > limit) {
+            release();
+            controller.error(new ResponseTooLargeError(limit));
+          } else controller.enqueue(chunk);
         },
+        flush: release,
       }),
     );
     return new Response(counted, {

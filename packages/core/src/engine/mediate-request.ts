@@ -74,6 +74,11 @@ export interface MediationResult {
   policies: ReadonlyArray<PolicyRevisionRef>;
   /** What the response side needs: name mapping, blocking, hosted-event mapping. */
   response: ResponseContext;
+  /**
+   * The same response side judging calls with another call gate (approvals, rate limits are
+   * per request): lets a caller reuse one mediation of an unchanged tool list for many calls.
+   */
+  responseFor(gate: CallGate | undefined): ResponseContext;
   /** Results of earlier calls the agent sent back since the last assistant turn (tool-results.ts). */
   toolResults: ToolResults;
 }
@@ -136,6 +141,15 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
   }
   const outcomes = evaluateConditions(applicable, tools, facts);
   const catalog = memoizedCatalog(bundle, adapter, body, tools, applicable, outcomes, kind);
+  const responseFor = (gate: CallGate | undefined) =>
+    createResponseContext({
+      surface: input.surface,
+      ...(gate ? { gate } : {}),
+      tools: catalog.entries,
+      bundle,
+      facts,
+      fidelityOf: (tool) => catalog.fidelity.get(tool) ?? 'opaque',
+    });
   return {
     body: catalog.changed ? writeRequest(body, catalog, adapter) : body,
     changed: catalog.changed,
@@ -145,14 +159,8 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
     tools: catalog.tools,
     schemas: catalog.schemas,
     policies: bundle.policies,
-    response: createResponseContext({
-      surface: input.surface,
-      ...(input.gate ? { gate: input.gate } : {}),
-      tools: catalog.entries,
-      bundle,
-      facts,
-      fidelityOf: (tool) => catalog.fidelity.get(tool) ?? 'opaque',
-    }),
+    response: responseFor(input.gate),
+    responseFor,
     toolResults: readToolResults(bundle, input.surface, body, facts.identity),
   };
 }
