@@ -1,7 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
-  CallToolResultSchema,
   ErrorCode,
   McpError,
   type ProgressToken,
@@ -18,7 +16,7 @@ import type { McpFinished } from './mcp-receipts.ts';
 import type { McpRequestContext } from './mcp-request.ts';
 import { mediatedList } from './mediation-cache.ts';
 import type { ToolCatalog } from './tool-catalog.ts';
-import { upstreamFailure } from './upstream-client.ts';
+import { type UpstreamToolCaller, upstreamFailure } from './upstream-client.ts';
 
 export interface ToolCallRequest {
   name: string;
@@ -49,7 +47,7 @@ export interface CallOutcome {
  */
 export async function mediateCall(
   context: McpRequestContext,
-  client: Client,
+  upstream: UpstreamToolCaller,
   catalog: ToolCatalog,
   call: ToolCallRequest,
 ): Promise<CallOutcome> {
@@ -94,16 +92,11 @@ export async function mediateCall(
   const sent = performance.now();
   let result: JsonObject;
   try {
-    result = (await client.request(
+    result = await upstream.callTool(
+      { name: upstreamName, ...(call.arguments ? { arguments: call.arguments } : {}) },
       {
-        method: 'tools/call',
-        params: { name: upstreamName, ...(call.arguments ? { arguments: call.arguments } : {}) },
-      },
-      CallToolResultSchema,
-      {
-        timeout: context.timeoutMs,
+        timeoutMs: context.timeoutMs,
         signal: call.signal,
-        resetTimeoutOnProgress: true,
         ...(call.progressToken !== undefined
           ? {
               onprogress: (progress) => {
@@ -115,7 +108,7 @@ export async function mediateCall(
             }
           : {}),
       },
-    )) as JsonObject;
+    );
   } catch (error) {
     const failure = upstreamFailure(error, server.name);
     return {

@@ -157,7 +157,8 @@ export class McpProxy {
         throw error;
       }
     }
-    (request as IncomingMessage & { auth?: unknown }).auth = authInfoFor(facts);
+    const authInfo = authInfoFor(facts);
+    (request as IncomingMessage & { auth?: unknown }).auth = authInfo;
     const sessionIds = request.headersDistinct[SESSION_HEADER];
     if (sessionIds !== undefined && sessionIds.length > 1) {
       return answerError(reply, 400, -32000, `${SESSION_HEADER}: must be sent once`);
@@ -174,6 +175,10 @@ export class McpProxy {
     // starts a new session and nobody learns whether the id exists.
     if (session === undefined || session.server.name !== name || session.owner !== owner) {
       return answerError(reply, 404, -32001, 'Session not found');
+    }
+    if (method === 'POST') {
+      const lean = session.lean.serve(request, reply, body, authInfo);
+      if (lean !== undefined) return lean;
     }
     await session.transport.handleRequest(request, reply, body);
   }

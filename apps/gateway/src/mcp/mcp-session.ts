@@ -5,9 +5,11 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
+  type CallToolRequest,
   CallToolRequestSchema,
   ErrorCode,
   type JSONRPCRequest,
+  type ListToolsRequest,
   ListToolsRequestSchema,
   McpError,
   ResultSchema,
@@ -16,13 +18,23 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { BundleMcpServer, JsonObject } from '@toolgate/core';
 import { mediateCall } from './call-mediation.ts';
+import { LeanAgentEndpoint } from './lean-agent.ts';
 import { refuseCursor, servedTools } from './list-mediation.ts';
 import type { McpProxyDependencies } from './mcp-proxy.ts';
 import type { McpFinished } from './mcp-receipts.ts';
 import type { McpRequestContext } from './mcp-request.ts';
 import { mediatedList } from './mediation-cache.ts';
 import { fetchToolCatalog, type ToolCatalog } from './tool-catalog.ts';
-import { upstreamFailure } from './upstream-client.ts';
+import { sdkToolCaller, type UpstreamToolCaller, upstreamFailure } from './upstream-client.ts';
+
+/** What a handler gets of its request besides the message: the SDK's `extra`, or the lean path's. */
+export interface HandlerExtra {
+  authInfo?: AuthInfo | undefined;
+  signal: AbortSignal;
+  sessionId?: string | undefined;
+  requestId: string | number;
+  sendNotification: (notification: { method: string; params: JsonObject }) => Promise<void>;
+}
 
 /** Requests passed through to the upstream unmediated (but receipted): docs/mcp.md. */
 const PASSED_THROUGH =
@@ -37,11 +49,15 @@ const PASSED_THROUGH =
 export class McpSession {
   readonly transport: StreamableHTTPServerTransport;
   readonly agentServer: Server;
+  /** The agent's plain JSON-RPC POSTs, served without the SDK transport. */
+  readonly lean: LeanAgentEndpoint;
   /** When the agent last sent a request (idle sessions expire). */
   lastUsed = Date.now();
   /** The upstream's list as last fetched; tools/call resolves names against it. */
   private catalog: ToolCatalog | undefined;
   private closed = false;
+  /** How tools/call reaches the upstream. */
+  private readonly upstream: UpstreamToolCaller;
 
   constructor(
     readonly server: BundleMcpServer,
@@ -58,6 +74,7 @@ export class McpSession {
       onsessioninitialized: (id) => onInitialized(this, id),
       onsessionclosed: (id) => onClosed(id),
     });
+    this.upstream = sdkToolCaller(client);
     const upstream = client.getServerVersion();
     this.agentServer = new Server(
       { name: upstream?.name ?? server.name, version: upstream?.version ?? '0.0.0' },
@@ -67,6 +84,7 @@ export class McpSession {
       },
     );
     this.registerHandlers();
+    this.lean = new LeanAgentEndpoint(this);
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       // Refetched (drift found and reported) before the agent hears of it.
       this.catalog = undefined;
@@ -114,92 +132,115 @@ export class McpSession {
   }
 
   private registerToolHandlers(): void {
+    this.agentServer.setRequestHandler(ListToolsRequestSchema, (request, extra) =>
+      this.listTools(request, extra),
+    );
+    this.agentServer.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+      this.callTool(request, extra),
+    );
+  }
+
+  /** Whether the agent may list and call tools (the upstream declared the capability). */
+  get servesTools(): boolean {
+    return this.client.getServerCapabilities()?.tools !== undefined;
+  }
+
+  get sessionId(): string | undefined {
+    return this.transport.sessionId;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** `tools/list`: the upstream's complete list, drift-checked and mediated, in one page. */
+  async listTools(request: ListToolsRequest, extra: HandlerExtra): Promise<never> {
     const { metrics } = this.deps;
     const serverName = this.server.name;
-
-    this.agentServer.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
-      if (request.params?.cursor !== undefined) throw refuseCursor();
-      const context = this.context(serverName, extra.authInfo);
-      let catalog: ToolCatalog;
-      try {
-        catalog = await this.tools(extra.signal, true);
-      } catch (error) {
-        const failure = upstreamFailure(error, serverName);
-        await this.finish(context, 'tools/list', extra.sessionId, {
-          status: 502,
-          error: failure.message,
-          upstreamMs: 0,
-          mcpError: { code: failure.code, message: failure.message },
-        });
-        throw new McpError(failure.code, failure.message);
-      }
-      const mediating = performance.now();
-      const list = mediatedList(context.active, context.server, catalog, context.facts);
-      for (const drift of list.drift.drifted) {
-        metrics.mcpDrifts.inc({ server: serverName, action: drift.action });
-      }
-      context.record.mediation = list.mediation;
-      context.record.mediationMs = performance.now() - mediating;
-      const tools = servedTools(list);
-      // Receipted when the agent was served something other than the upstream's list.
-      if (list.mediation.changed || list.drift.drifted.length > 0) {
-        await this.finish(context, 'tools/list', extra.sessionId, {
-          status: 200,
-          upstreamMs: 0,
-          ...(list.drift.drifted.length > 0 ? { drifted: list.drift.drifted } : {}),
-        });
-      } else metrics.mcpRequests.inc({ method: 'tools/list', outcome: 'ok' });
-      return { tools } as never;
-    });
-
-    this.agentServer.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-      const context = this.context(serverName, extra.authInfo);
-      if (this.deps.receipts.full()) {
-        metrics.spoolRejected.inc();
-        throw new McpError(ErrorCode.InternalError, 'gateway receipt spool is full; retry later');
-      }
-      let catalog: ToolCatalog;
-      try {
-        catalog = await this.tools(extra.signal);
-      } catch (error) {
-        const failure = upstreamFailure(error, serverName);
-        metrics.mcpToolCalls.inc({ server: serverName, outcome: 'upstream_error' });
-        await this.finish(context, 'tools/call', extra.sessionId, {
-          status: 502,
-          error: failure.message,
-          upstreamMs: 0,
-          mcpError: { code: failure.code, message: failure.message },
-        });
-        throw new McpError(failure.code, failure.message);
-      }
-      const progressToken = request.params._meta?.progressToken;
-      const outcome = await mediateCall(context, this.client, catalog, {
-        name: request.params.name,
-        ...(request.params.arguments ? { arguments: request.params.arguments } : {}),
-        ...(progressToken !== undefined ? { progressToken } : {}),
-        requestId: extra.requestId,
-        signal: extra.signal,
-        sendProgress: (params) =>
-          extra.sendNotification({ method: 'notifications/progress', params } as never),
+    if (request.params?.cursor !== undefined) throw refuseCursor();
+    const context = this.context(serverName, extra.authInfo);
+    let catalog: ToolCatalog;
+    try {
+      catalog = await this.tools(extra.signal, true);
+    } catch (error) {
+      const failure = upstreamFailure(error, serverName);
+      await this.finish(context, 'tools/list', extra.sessionId, {
+        status: 502,
+        error: failure.message,
+        upstreamMs: 0,
+        mcpError: { code: failure.code, message: failure.message },
       });
-      const decision = outcome.finished.response?.tool_calls[0]?.decision;
-      if (decision?.rule !== undefined && outcome.outcome === 'withheld') {
-        metrics.withheldCalls.inc({ outcome: decision.outcome, rule: decision.rule });
-      }
-      try {
-        await this.finish(context, 'tools/call', extra.sessionId, outcome.finished);
-      } catch (error) {
-        metrics.mcpToolCalls.inc({ server: serverName, outcome: 'not_recorded' });
-        throw error;
-      }
-      metrics.mcpToolCalls.inc({ server: serverName, outcome: outcome.outcome });
-      if ('error' in outcome.answer) throw outcome.answer.error;
-      return outcome.answer.result as never;
+      throw new McpError(failure.code, failure.message);
+    }
+    const mediating = performance.now();
+    const list = mediatedList(context.active, context.server, catalog, context.facts);
+    for (const drift of list.drift.drifted) {
+      metrics.mcpDrifts.inc({ server: serverName, action: drift.action });
+    }
+    context.record.mediation = list.mediation;
+    context.record.mediationMs = performance.now() - mediating;
+    const tools = servedTools(list);
+    // Receipted when the agent was served something other than the upstream's list.
+    if (list.mediation.changed || list.drift.drifted.length > 0) {
+      await this.finish(context, 'tools/list', extra.sessionId, {
+        status: 200,
+        upstreamMs: 0,
+        ...(list.drift.drifted.length > 0 ? { drifted: list.drift.drifted } : {}),
+      });
+    } else metrics.mcpRequests.inc({ method: 'tools/list', outcome: 'ok' });
+    return { tools } as never;
+  }
+
+  /** `tools/call`: resolved, judged and forwarded by `mediateCall`, receipted. */
+  async callTool(request: CallToolRequest, extra: HandlerExtra): Promise<never> {
+    const { metrics } = this.deps;
+    const serverName = this.server.name;
+    const context = this.context(serverName, extra.authInfo);
+    if (this.deps.receipts.full()) {
+      metrics.spoolRejected.inc();
+      throw new McpError(ErrorCode.InternalError, 'gateway receipt spool is full; retry later');
+    }
+    let catalog: ToolCatalog;
+    try {
+      catalog = await this.tools(extra.signal);
+    } catch (error) {
+      const failure = upstreamFailure(error, serverName);
+      metrics.mcpToolCalls.inc({ server: serverName, outcome: 'upstream_error' });
+      await this.finish(context, 'tools/call', extra.sessionId, {
+        status: 502,
+        error: failure.message,
+        upstreamMs: 0,
+        mcpError: { code: failure.code, message: failure.message },
+      });
+      throw new McpError(failure.code, failure.message);
+    }
+    const progressToken = request.params._meta?.progressToken;
+    const outcome = await mediateCall(context, this.upstream, catalog, {
+      name: request.params.name,
+      ...(request.params.arguments ? { arguments: request.params.arguments } : {}),
+      ...(progressToken !== undefined ? { progressToken } : {}),
+      requestId: extra.requestId,
+      signal: extra.signal,
+      sendProgress: (params) =>
+        extra.sendNotification({ method: 'notifications/progress', params } as never),
     });
+    const decision = outcome.finished.response?.tool_calls[0]?.decision;
+    if (decision?.rule !== undefined && outcome.outcome === 'withheld') {
+      metrics.withheldCalls.inc({ outcome: decision.outcome, rule: decision.rule });
+    }
+    try {
+      await this.finish(context, 'tools/call', extra.sessionId, outcome.finished);
+    } catch (error) {
+      metrics.mcpToolCalls.inc({ server: serverName, outcome: 'not_recorded' });
+      throw error;
+    }
+    metrics.mcpToolCalls.inc({ server: serverName, outcome: outcome.outcome });
+    if ('error' in outcome.answer) throw outcome.answer.error;
+    return outcome.answer.result as never;
   }
 
   /** resources/*, prompts/*, completion, logging: forwarded as they are, receipted. */
-  private async passThrough(
+  async passThrough(
     request: JSONRPCRequest,
     extra: { authInfo?: AuthInfo; signal: AbortSignal; sessionId?: string },
   ): Promise<never> {

@@ -3,8 +3,8 @@ import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { type BundleMcpServer, boundedText, scrubSecrets } from '@toolgate/core';
+import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { type BundleMcpServer, boundedText, type JsonObject, scrubSecrets } from '@toolgate/core';
 
 /** Where `secretRef.env` headers are read from: the gateway's environment, at connect time. */
 export type SecretSource = Readonly<Record<string, string | undefined>>;
@@ -43,6 +43,38 @@ export function upstreamHeaders(server: BundleMcpServer, secrets: SecretSource):
     }
   }
   return headers;
+}
+
+/** One upstream `tools/call`, as `mediateCall` makes it. */
+export interface UpstreamCallOptions {
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** Upstream progress (the notification's params less its token); resets the timeout. */
+  onprogress?: (progress: JsonObject) => void;
+}
+
+/** How the gateway calls an upstream tool: the result (validated), or it throws. */
+export interface UpstreamToolCaller {
+  callTool(
+    params: { name: string; arguments?: Record<string, unknown> },
+    options: UpstreamCallOptions,
+  ): Promise<JsonObject>;
+}
+
+/** `tools/call` through the SDK client (its Streamable HTTP transport). */
+export function sdkToolCaller(client: Client): UpstreamToolCaller {
+  return {
+    async callTool(params, options) {
+      return (await client.request({ method: 'tools/call', params }, CallToolResultSchema, {
+        timeout: options.timeoutMs,
+        signal: options.signal,
+        resetTimeoutOnProgress: true,
+        ...(options.onprogress
+          ? { onprogress: options.onprogress as (progress: unknown) => void }
+          : {}),
+      })) as JsonObject;
+    },
+  };
 }
 
 export interface UpstreamOptions {
