@@ -23,7 +23,13 @@ import { McpSession } from './mcp-session.ts';
 import type { ObservationReporter } from './observation-reporter.ts';
 import { type AgentRequestFacts, authInfoFor, factsOf } from './request-context.ts';
 import { SessionRegistry } from './session-registry.ts';
-import { connectUpstream, MissingSecretError, type SecretSource } from './upstream-client.ts';
+import { LeanUpstream, UpstreamPools, upstreamSessionOf } from './lean-upstream.ts';
+import {
+  connectUpstream,
+  MissingSecretError,
+  type SecretSource,
+  upstreamHeaders,
+} from './upstream-client.ts';
 
 export interface McpProxyOptions {
   /** Idle MCP sessions are closed after this long (MCP_SESSION_IDLE_MS). */
@@ -71,6 +77,7 @@ export function mcpServerOfPath(url: string | undefined): string | undefined {
  */
 export class McpProxy {
   private readonly sessions: SessionRegistry;
+  private readonly pools = new UpstreamPools();
   private readonly now: () => number;
 
   constructor(private readonly deps: McpProxyDependencies) {
@@ -95,6 +102,7 @@ export class McpProxy {
 
   async close(): Promise<void> {
     await this.sessions.closeAll();
+    await this.pools.close();
   }
 
   private async serve(name: string, request: IncomingMessage, reply: ServerResponse) {
@@ -224,6 +232,7 @@ export class McpProxy {
         (name, authInfo) => this.context(name, server, authInfo),
         (s, id) => this.sessions.add(id, s),
         (id) => void this.sessions.close(id),
+        this.leanUpstream(server, client),
       );
       session = opened;
       await opened.connect();
@@ -233,6 +242,25 @@ export class McpProxy {
       // An initialize the SDK refused (bad params) leaves no session: nothing stays open upstream.
       if (session !== undefined && session.transport.sessionId === undefined) await session.close();
     }
+  }
+
+  /** tools/call's client on the upstream session the SDK client opened (docs/mcp.md). */
+  private leanUpstream(server: BundleMcpServer, client: Client): LeanUpstream {
+    const url = new URL(server.url);
+    return new LeanUpstream({
+      server: server.name,
+      url,
+      pool: this.pools.get(url.origin),
+      headers: Object.fromEntries(upstreamHeaders(server, this.deps.secrets)),
+      ...upstreamSessionOf(client.transport),
+      maxResponseBytes: this.deps.options.maxResponseBytes,
+      // Notifications and requests of the upstream on a call's stream: the SDK client's, as before.
+      onOtherMessage: (message) => client.transport?.onmessage?.(message),
+      onGivenUp: (requestId, reason) =>
+        void client
+          .notification({ method: 'notifications/cancelled', params: { requestId, reason } })
+          .catch(() => {}),
+    });
   }
 
   /** A handler's view of its request: the bundle in force now, the server as it now says. */

@@ -68,13 +68,15 @@ export class McpSession {
     private readonly context: (server: string, authInfo: unknown) => McpRequestContext,
     onInitialized: (session: McpSession, id: string) => void,
     onClosed: (id: string) => void,
+    /** How tools/call reaches the upstream: the lean client, or the SDK client itself. */
+    caller: UpstreamToolCaller = sdkToolCaller(client),
   ) {
     this.transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => onInitialized(this, id),
       onsessionclosed: (id) => onClosed(id),
     });
-    this.upstream = sdkToolCaller(client);
+    this.upstream = caller;
     const upstream = client.getServerVersion();
     this.agentServer = new Server(
       { name: upstream?.name ?? server.name, version: upstream?.version ?? '0.0.0' },

@@ -148,7 +148,7 @@ export function upstreamFailure(error: unknown, server: string): UpstreamFailure
   return new UpstreamFailure(`MCP server ${server} is unreachable`);
 }
 
-class ResponseTooLargeError extends Error {
+export class ResponseTooLargeError extends Error {
   constructor(readonly limit: number) {
     super(`upstream answer exceeds ${limit} bytes`);
   }
