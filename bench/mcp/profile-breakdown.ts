@@ -161,6 +161,11 @@ function frameClassifier(): (frame: CallFrame) => FrameClass {
     ) {
       return 'mediation (engine, catalog, drift)';
     }
+    // The lean hot path is the transports' work done without them: counted as theirs.
+    if (/mcp\/lean-agent/.test(source)) return 'server transport (SDK, hono Request/Response)';
+    if (/mcp\/(lean-upstream|sse-parser)/.test(source)) {
+      return 'upstream transport (SDK, fetch/undici)';
+    }
     if (/mcp-proxy\.ts|proxy\/agent-|create-gateway|request-context/.test(source)) {
       return 'gateway HTTP layer (identity, body, routing)';
     }
