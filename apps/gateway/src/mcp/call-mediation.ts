@@ -1,9 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import {
-  ErrorCode,
-  McpError,
-  type ProgressToken,
-} from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type ProgressToken } from '@modelcontextprotocol/sdk/types.js';
 import {
   hashToolResult,
   type JsonObject,

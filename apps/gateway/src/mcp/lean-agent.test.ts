@@ -108,7 +108,8 @@ describe('the lean agent path', () => {
     const ping = await post({ jsonrpc: '2.0', id: 'ping-1', method: 'ping' });
     expect(await ping.json()).toEqual({ jsonrpc: '2.0', id: 'ping-1', result: {} });
     const list = await post({ jsonrpc: '2.0', id: 10, method: 'tools/list' });
-    expect(((await list.json()).result.tools as unknown[]).length).toBe(upstream.tools().length);
+    const listed = (await list.json()) as { result: { tools: unknown[] } };
+    expect(listed.result.tools.length).toBe(upstream.tools().length);
     const unknown = await post(call(11, 'nope', {}));
     expect(await unknown.json()).toEqual({
       jsonrpc: '2.0',
@@ -121,7 +122,8 @@ describe('the lean agent path', () => {
       method: 'resources/read',
       params: { uri: 'test://readme' },
     });
-    expect((await read.json()).result.contents[0].text).toBe('read me');
+    const contents = (await read.json()) as { result: { contents: Array<{ text: string }> } };
+    expect(contents.result.contents[0]?.text).toBe('read me');
   });
 
   it('leaves everything unusual to the SDK transport, which answers as before', async () => {

@@ -127,7 +127,11 @@ export class LeanAgentEndpoint {
     };
     let response: JsonObject;
     try {
-      const result = await dispatched.handler.call(this.session, dispatched.request as never, extra);
+      const result = await dispatched.handler.call(
+        this.session,
+        dispatched.request as never,
+        extra,
+      );
       response = { jsonrpc: '2.0', id, result: result as JsonObject };
     } catch (error) {
       response = { jsonrpc: '2.0', id, error: errorOf(error) };

@@ -104,9 +104,21 @@ describe('LeanUpstream', () => {
         const stream = Buffer.from(
           [
             ': keep-alive\r\n\r\n',
-            event({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 1 } }),
-            event({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'é☃' } }),
-            event({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: 2, total: 2 } }),
+            event({
+              jsonrpc: '2.0',
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: 1 },
+            }),
+            event({
+              jsonrpc: '2.0',
+              method: 'notifications/message',
+              params: { level: 'info', data: 'é☃' },
+            }),
+            event({
+              jsonrpc: '2.0',
+              method: 'notifications/progress',
+              params: { progressToken: token, progress: 2, total: 2 },
+            }),
             event({ jsonrpc: '2.0', id: request.id, result: text('done é☃𝄞') }),
           ].join(''),
         );
@@ -174,7 +186,9 @@ describe('LeanUpstream', () => {
       reply.end('secret upstream detail');
     });
     const error = await gone.callTool({ name: 'x' }, options()).catch((e: unknown) => e);
-    expect(upstreamFailure(error, 'scripted').message).toBe('MCP server scripted failed (HTTP 404)');
+    expect(upstreamFailure(error, 'scripted').message).toBe(
+      'MCP server scripted failed (HTTP 404)',
+    );
     const cut = client('/cut', async (_request, reply) => {
       sse(reply);
       reply.end(event({ jsonrpc: '2.0', method: 'notifications/message', params: {} }));
@@ -237,15 +251,16 @@ describe('LeanUpstream', () => {
       for (let i = 1; i <= 5; i++) {
         await sleep(100);
         reply.write(
-          event({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: token, progress: i } }),
+          event({
+            jsonrpc: '2.0',
+            method: 'notifications/progress',
+            params: { progressToken: token, progress: i },
+          }),
         );
       }
       reply.end(event({ jsonrpc: '2.0', id: request.id, result: text('slow but alive') }));
     });
-    const result = await slow.callTool(
-      { name: 'x' },
-      { ...options(250), onprogress: () => {} },
-    );
+    const result = await slow.callTool({ name: 'x' }, { ...options(250), onprogress: () => {} });
     expect(result).toEqual(text('slow but alive'));
   });
 

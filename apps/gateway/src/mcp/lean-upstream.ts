@@ -96,7 +96,9 @@ export class LeanUpstream implements UpstreamToolCaller {
     const result = await this.request('tools/call', params, options);
     const parsed = CallToolResultSchema.safeParse(result);
     if (!parsed.success) {
-      throw new UpstreamFailure(`MCP server ${this.options.server} answered an invalid tool result`);
+      throw new UpstreamFailure(
+        `MCP server ${this.options.server} answered an invalid tool result`,
+      );
     }
     return parsed.data as JsonObject;
   }
@@ -210,7 +212,8 @@ export class LeanUpstream implements UpstreamToolCaller {
       };
       body.on('data', (chunk: Buffer) => {
         seen += chunk.length;
-        if (seen > limit) return settled ? body.destroy() : settle(new ResponseTooLargeError(limit));
+        if (seen > limit)
+          return settled ? body.destroy() : settle(new ResponseTooLargeError(limit));
         if (settled) return;
         try {
           if (!sse) chunks.push(chunk);

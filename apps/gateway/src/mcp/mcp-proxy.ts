@@ -17,13 +17,13 @@ import type { CallGates } from '../calls/call-gates.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { readBody, sendJson, UnreadableBodyError } from '../proxy/agent-http.ts';
 import { readAgentIdentity, UnreadableIdentityError } from '../proxy/agent-identity.ts';
+import { LeanUpstream, UpstreamPools, upstreamSessionOf } from './lean-upstream.ts';
 import type { McpReceipts } from './mcp-receipts.ts';
 import { requestContext } from './mcp-request.ts';
 import { McpSession } from './mcp-session.ts';
 import type { ObservationReporter } from './observation-reporter.ts';
 import { type AgentRequestFacts, authInfoFor, factsOf } from './request-context.ts';
 import { SessionRegistry } from './session-registry.ts';
-import { LeanUpstream, UpstreamPools, upstreamSessionOf } from './lean-upstream.ts';
 import {
   connectUpstream,
   MissingSecretError,
