@@ -189,6 +189,14 @@ describe('LeanUpstream', () => {
     expect(upstreamFailure(error, 'scripted').message).toBe(
       'MCP server scripted failed (HTTP 404)',
     );
+    const odd = client('/odd-type', async (_request, reply) => {
+      reply.writeHead(202, { 'content-type': 'text/html' });
+      reply.end('<p>hello</p>');
+    });
+    const oddError = await odd.callTool({ name: 'x' }, options()).catch((e: unknown) => e);
+    expect(upstreamFailure(oddError, 'scripted').message).toBe(
+      'MCP server scripted failed (an answer neither JSON nor an event stream)',
+    );
     const cut = client('/cut', async (_request, reply) => {
       sse(reply);
       reply.end(event({ jsonrpc: '2.0', method: 'notifications/message', params: {} }));

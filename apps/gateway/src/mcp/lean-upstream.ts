@@ -175,7 +175,10 @@ export class LeanUpstream implements UpstreamToolCaller {
     const sse = type === 'text/event-stream';
     if (!sse && !isJsonContentType(type ?? null)) {
       await body.dump({ limit: 64 * 1024 }).catch(() => {});
-      throw new StreamableHTTPError(-1, `Unexpected content type: ${type}`);
+      // The type is the upstream's to choose, so it is not repeated to the agent.
+      throw new UpstreamFailure(
+        `MCP server ${this.options.server} failed (an answer neither JSON nor an event stream)`,
+      );
     }
     const decoder = new TextDecoder();
     const parser = new SseParser();
