@@ -214,6 +214,11 @@ const LIST_COLUMNS: ReadonlyArray<[column: string, key: keyof ReceiptColumns]> =
   ['tools', 'tools'],
   ['rules', 'rules'],
   ['policies', 'policies'],
+  ['called_tools', 'calledTools'],
+  ['blocked_calls', 'blockedCalls'],
+  ['withheld_calls', 'withheldCalls'],
+  ['mediation_ms', 'mediationMs'],
+  ['upstream_ms', 'upstreamMs'],
   ['prev_hash', 'prevHash'],
 ];
 

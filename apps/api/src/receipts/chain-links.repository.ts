@@ -17,6 +17,11 @@ export interface StoredReceiptRow {
   tools: string[] | null;
   rules: string[] | null;
   policies: string[] | null;
+  calledTools: string[] | null;
+  blockedCalls: string[] | null;
+  withheldCalls: string[] | null;
+  mediationMs: number | null;
+  upstreamMs: number | null;
   prevHash: string | null;
   hash: string;
   toolSetHash: string | null;
@@ -70,7 +75,10 @@ export class ChainLinksRepository {
         r.stream AS r_stream, r.status AS r_status, r.outcome AS r_outcome,
         r.identity_human AS "r_identityHuman", r.identity_service AS "r_identityService",
         r.identity_session AS "r_identitySession", r.binding AS r_binding, r.tools AS r_tools,
-        r.rules AS r_rules, r.policies AS r_policies, r.prev_hash AS "r_prevHash",
+        r.rules AS r_rules, r.policies AS r_policies, r.called_tools AS "r_calledTools",
+        r.blocked_calls AS "r_blockedCalls", r.withheld_calls AS "r_withheldCalls",
+        r.mediation_ms AS "r_mediationMs", r.upstream_ms AS "r_upstreamMs",
+        r.prev_hash AS "r_prevHash",
         r.hash AS r_hash, r.tool_set_hash AS "r_toolSetHash", r.body AS r_body,
         r.received_at AS "r_receivedAt",
         CASE WHEN pg_input_is_valid(r.body -> 'timestamps' ->> 'received_at', 'timestamptz')
@@ -137,6 +145,11 @@ function toLink(row: FlatRow): ChainLinkRow {
       tools: row.r_tools,
       rules: row.r_rules,
       policies: row.r_policies,
+      calledTools: row.r_calledTools,
+      blockedCalls: row.r_blockedCalls,
+      withheldCalls: row.r_withheldCalls,
+      mediationMs: row.r_mediationMs,
+      upstreamMs: row.r_upstreamMs,
       prevHash: row.r_prevHash,
       hash: row.r_hash,
       toolSetHash: row.r_toolSetHash,

@@ -1,4 +1,4 @@
-import type { Receipt } from '@toolgate/core';
+import type { Receipt, ToolCallEvidence } from '@toolgate/core';
 
 export type ReceiptOutcome = 'ok' | 'error' | 'blocked';
 
@@ -26,11 +26,21 @@ export interface ReceiptColumns {
   rules: string[];
   /** Names of the policy revisions in the bundle. */
   policies: string[];
+  /** Agent-facing names of the calls the provider made, in order. */
+  calledTools: string[];
+  /** One entry per blocked call: {@link callVerdictKey}. */
+  blockedCalls: string[];
+  /** One entry per call withheld for a human's approval (deferred): {@link callVerdictKey}. */
+  withheldCalls: string[];
+  /** `latency_ms.mediation` and `latency_ms.upstream`. */
+  mediationMs: number;
+  upstreamMs: number;
   prevHash: string | null;
   hash: string;
 }
 
 export function receiptColumns(receipt: Receipt): ReceiptColumns {
+  const calls = receipt.response?.tool_calls ?? [];
   return {
     id: receipt.id,
     gateway: receipt.gateway,
@@ -50,6 +60,11 @@ export function receiptColumns(receipt: Receipt): ReceiptColumns {
     ]),
     rules: appliedRules(receipt),
     policies: unique(receipt.bundle.policies.map((policy) => policy.name)),
+    calledTools: calls.map((call) => call.name),
+    blockedCalls: calls.filter((call) => call.policy_state === 'blocked').map(callVerdictKey),
+    withheldCalls: calls.filter((call) => call.policy_state === 'deferred').map(callVerdictKey),
+    mediationMs: receipt.latency_ms.mediation,
+    upstreamMs: receipt.latency_ms.upstream,
     prevHash: receipt.prev_hash,
     hash: receipt.hash,
   };
@@ -83,6 +98,20 @@ function appliedRules(receipt: Receipt): string[] {
       return policy === undefined ? rule.id : `${policy}/${rule.id}`;
     }),
   );
+}
+
+/**
+ * What stopped a call, as the overview groups it: the call-time rule that decided
+ * (`policy/rule`, or the bare id when the policy is not recorded), else the reason (`hidden`,
+ * `not_declared`, `rule_error:<id>`). The migration that added the columns derives the same in
+ * SQL for receipts stored before them: keep the two in step.
+ */
+export function callVerdictKey(call: ToolCallEvidence): string {
+  const decision = call.decision;
+  if (decision?.rule !== undefined) {
+    return decision.policy === undefined ? decision.rule : `${decision.policy}/${decision.rule}`;
+  }
+  return call.reason ?? (call.policy_state === 'deferred' ? 'deferred' : 'blocked');
 }
 
 function unique(values: string[]): string[] {

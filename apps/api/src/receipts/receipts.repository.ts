@@ -278,8 +278,9 @@ function insertStatement(
   const column = (value: (row: NewReceiptRow) => string | null) => arrayLiteral(rows.map(value));
   // text[][] cannot be unnested row by row (arrays are rectangular and unnest flattens them),
   // so each row's array travels as an array literal inside the array, and is cast back.
-  const nested = (key: 'tools' | 'rules' | 'policies') =>
-    arrayLiteral(rows.map((row) => arrayLiteral(row[key])));
+  const nested = (
+    key: 'tools' | 'rules' | 'policies' | 'calledTools' | 'blockedCalls' | 'withheldCalls',
+  ) => arrayLiteral(rows.map((row) => arrayLiteral(row[key])));
   const values = [
     gateway,
     column((row) => row.id),
@@ -302,6 +303,11 @@ function insertStatement(
     column((row) => row.toolSetHash),
     rows.map((row) => row.body).join(RECORD_SEPARATOR),
     ...toolLinkColumns(rows),
+    nested('calledTools'),
+    nested('blockedCalls'),
+    nested('withheldCalls'),
+    column((row) => String(row.mediationMs)),
+    column((row) => String(row.upstreamMs)),
   ];
   const text = `
     WITH u AS MATERIALIZED (
@@ -310,10 +316,13 @@ function insertStatement(
         unnest($6::text[]), unnest($7::boolean[]), unnest($8::int[]), unnest($9::text[]),
         unnest($10::text[]), unnest($11::text[]), unnest($12::text[]), unnest($13::text[]),
         unnest($14::text[]), unnest($15::text[]), unnest($16::text[]), unnest($17::text[]),
-        unnest($18::text[]), unnest($19::text[]), string_to_table($20::text, E'\\x1e')
+        unnest($18::text[]), unnest($19::text[]), string_to_table($20::text, E'\\x1e'),
+        unnest($26::text[]), unnest($27::text[]), unnest($28::text[]),
+        unnest($29::float8[]), unnest($30::float8[])
       ) AS u(id, seq, received_at, surface, model, stream, status, outcome, identity_human,
         identity_service, identity_session, binding, tools, rules, policies, prev_hash, hash,
-        tool_set_hash, body)
+        tool_set_hash, body, called_tools, blocked_calls, withheld_calls, mediation_ms,
+        upstream_ms)
     ), links AS (
       INSERT INTO receipt_links (id, gateway, seq, received_at, hash)
       SELECT u.id, $1, u.seq, u.received_at, u.hash FROM u
@@ -327,11 +336,13 @@ function insertStatement(
     )
     INSERT INTO receipts (id, gateway, seq, received_at, surface, model, stream, status, outcome,
       identity_human, identity_service, identity_session, binding, tools, rules, policies,
-      prev_hash, hash, tool_set_hash, body)
+      prev_hash, hash, tool_set_hash, body, called_tools, blocked_calls, withheld_calls,
+      mediation_ms, upstream_ms)
     SELECT u.id, $1, u.seq, u.received_at, u.surface, u.model, u.stream, u.status,
       u.outcome, u.identity_human, u.identity_service, u.identity_session, u.binding,
       u.tools::text[], u.rules::text[], u.policies::text[], u.prev_hash, u.hash, u.tool_set_hash,
-      u.body::jsonb
+      u.body::jsonb, u.called_tools::text[], u.blocked_calls::text[], u.withheld_calls::text[],
+      u.mediation_ms, u.upstream_ms
     FROM u`;
   return { text, values };
 }
