@@ -5,9 +5,9 @@
 -- bodies with the same derivation, so chain verify finds them consistent.
 
 -- AlterTable
-ALTER TABLE "receipts" ADD COLUMN "called_tools" TEXT[] NOT NULL DEFAULT ARRAY[]::TEXT[],
-ADD COLUMN "blocked_calls" TEXT[] NOT NULL DEFAULT ARRAY[]::TEXT[],
-ADD COLUMN "withheld_calls" TEXT[] NOT NULL DEFAULT ARRAY[]::TEXT[],
+ALTER TABLE "receipts" ADD COLUMN "called_tools" TEXT[],
+ADD COLUMN "blocked_calls" TEXT[],
+ADD COLUMN "withheld_calls" TEXT[],
 ADD COLUMN "mediation_ms" DOUBLE PRECISION NOT NULL DEFAULT 0,
 ADD COLUMN "upstream_ms" DOUBLE PRECISION NOT NULL DEFAULT 0;
 

@@ -77,10 +77,10 @@ export class OverviewRepository {
       SELECT date_bin(make_interval(secs => ${bucketSeconds}::int), received_at,
           ${from}::timestamptz) AS start,
         count(*) FILTER (WHERE outcome = 'blocked') AS blocked,
-        count(*) FILTER (WHERE outcome <> 'blocked' AND cardinality(withheld_calls) > 0)
+        count(*) FILTER (WHERE outcome <> 'blocked' AND coalesce(cardinality(withheld_calls), 0) > 0)
           AS withheld,
-        count(*) FILTER (WHERE outcome = 'error' AND cardinality(withheld_calls) = 0) AS error,
-        count(*) FILTER (WHERE outcome = 'ok' AND cardinality(withheld_calls) = 0) AS ok,
+        count(*) FILTER (WHERE outcome = 'error' AND coalesce(cardinality(withheld_calls), 0) = 0) AS error,
+        count(*) FILTER (WHERE outcome = 'ok' AND coalesce(cardinality(withheld_calls), 0) = 0) AS ok,
         percentile_cont(ARRAY[0.5, 0.95, 0.99]::float8[]) WITHIN GROUP (ORDER BY mediation_ms)
           AS mediation,
         percentile_cont(ARRAY[0.5, 0.95, 0.99]::float8[]) WITHIN GROUP (ORDER BY upstream_ms)
