@@ -17,12 +17,15 @@ const secs = (start: number) => `${((performance.now() - start) / 1000).toFixed(
 /**
  * A million receipts in one statement: 20 gateways, 30 days, 200 tools with a cubic skew
  * (tool_0 is in about half the requests, tool_199 in under 1%), 20 rare tools (~100 rows each),
- * and `legacy_tool`, in a fifth of the requests of the first three days and never since.
+ * and `legacy_tool`, in a fifth of the requests of the first three days and never since. The
+ * overview's columns: three requests in five call one or two of their tools, 3% block a call
+ * (`hidden` or `guardrails/no-deletes`), 2% more wait for approval, mediation 0.2–2.1 ms,
+ * upstream 150–1150 ms (derived from `i` and `o`, so the other columns' random draws stay).
  */
 const FILL_SQL = `
 INSERT INTO receipts (id, gateway, seq, received_at, surface, model, stream, status, outcome,
   identity_human, identity_service, identity_session, binding, tools, rules, policies,
-  prev_hash, hash, body)
+  prev_hash, hash, body, called_tools, blocked_calls, withheld_calls, mediation_ms, upstream_ms)
 SELECT
   'r-' || lpad(i::text, 7, '0'),
   'gw-' || lpad((i % 20)::text, 2, '0'),
@@ -45,7 +48,14 @@ SELECT
   CASE WHEN i >= 20 THEN 'sha256:' || md5((i - 20)::text) || md5('x' || (i - 20)) END,
   'sha256:' || md5(i::text) || md5('x' || i),
   jsonb_build_object('schema', 'toolgate.receipt.v1', 'id', 'r-' || lpad(i::text, 7, '0'),
-    'tools', to_jsonb(tools), 'note', repeat('receipt body ', 30))
+    'tools', to_jsonb(tools), 'note', repeat('receipt body ', 30)),
+  CASE WHEN i % 5 < 3 THEN tools[1:1 + i % 2] ELSE '{}' END,
+  CASE WHEN o >= 0.07 AND o < 0.10
+    THEN CASE WHEN i % 2 = 0 THEN ARRAY['hidden'] ELSE ARRAY['guardrails/no-deletes'] END
+    ELSE '{}' END,
+  CASE WHEN o >= 0.10 AND o < 0.12 THEN ARRAY['guardrails/ask-first'] ELSE '{}' END,
+  0.2 + (i % 97) / 50.0,
+  150 + (i * 7919) % 1000
 FROM (
   SELECT i, random() AS o,
     ARRAY(SELECT DISTINCT 'tool_' || floor(200 * power(random(), 3))::int
