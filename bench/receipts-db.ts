@@ -55,7 +55,7 @@ SELECT
     ELSE '{}' END,
   CASE WHEN o >= 0.10 AND o < 0.12 THEN ARRAY['guardrails/ask-first'] ELSE '{}' END,
   0.2 + (i % 97) / 50.0,
-  150 + (i * 7919) % 1000
+  150 + (i::bigint * 7919) % 1000
 FROM (
   SELECT i, random() AS o,
     ARRAY(SELECT DISTINCT 'tool_' || floor(200 * power(random(), 3))::int
