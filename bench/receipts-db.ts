@@ -17,15 +17,12 @@ const secs = (start: number) => `${((performance.now() - start) / 1000).toFixed(
 /**
  * A million receipts in one statement: 20 gateways, 30 days, 200 tools with a cubic skew
  * (tool_0 is in about half the requests, tool_199 in under 1%), 20 rare tools (~100 rows each),
- * and `legacy_tool`, in a fifth of the requests of the first three days and never since. The
- * overview's columns: three requests in five call one or two of their tools, 3% block a call
- * (`hidden` or `guardrails/no-deletes`), 2% more wait for approval, mediation 0.2–2.1 ms,
- * upstream 150–1150 ms (derived from `i` and `o`, so the other columns' random draws stay).
+ * and `legacy_tool`, in a fifth of the requests of the first three days and never since.
  */
 const FILL_SQL = `
 INSERT INTO receipts (id, gateway, seq, received_at, surface, model, stream, status, outcome,
   identity_human, identity_service, identity_session, binding, tools, rules, policies,
-  prev_hash, hash, body, called_tools, blocked_calls, withheld_calls, mediation_ms, upstream_ms)
+  prev_hash, hash, body)
 SELECT
   'r-' || lpad(i::text, 7, '0'),
   'gw-' || lpad((i % 20)::text, 2, '0'),
@@ -48,14 +45,7 @@ SELECT
   CASE WHEN i >= 20 THEN 'sha256:' || md5((i - 20)::text) || md5('x' || (i - 20)) END,
   'sha256:' || md5(i::text) || md5('x' || i),
   jsonb_build_object('schema', 'toolgate.receipt.v1', 'id', 'r-' || lpad(i::text, 7, '0'),
-    'tools', to_jsonb(tools), 'note', repeat('receipt body ', 30)),
-  CASE WHEN i % 5 < 3 THEN tools[1:1 + i % 2] ELSE '{}' END,
-  CASE WHEN o >= 0.07 AND o < 0.10
-    THEN CASE WHEN i % 2 = 0 THEN ARRAY['hidden'] ELSE ARRAY['guardrails/no-deletes'] END
-    ELSE '{}' END,
-  CASE WHEN o >= 0.10 AND o < 0.12 THEN ARRAY['guardrails/ask-first'] ELSE '{}' END,
-  0.2 + (i % 97) / 50.0,
-  150 + (i::bigint * 7919) % 1000
+    'tools', to_jsonb(tools), 'note', repeat('receipt body ', 30))
 FROM (
   SELECT i, random() AS o,
     ARRAY(SELECT DISTINCT 'tool_' || floor(200 * power(random(), 3))::int
@@ -67,9 +57,27 @@ FROM (
 ) g`;
 
 /**
+ * The overview's row of each receipt (`receipt_stats`): three requests in five call one or two
+ * of their tools, the blocked ones (3%) block a call (`hidden` or `guardrails/no-deletes`), 2%
+ * more wait for approval; mediation 0.2–2.1 ms, upstream 150–1150 ms.
+ */
+const STATS_SQL = `
+INSERT INTO receipt_stats (id, received_at, outcome_class, mediation_ms, upstream_ms,
+  called_tools, blocked_calls, withheld_calls)
+SELECT id, received_at,
+  CASE WHEN outcome = 'blocked' THEN 'blocked' WHEN seq % 50 = 7 THEN 'withheld' ELSE outcome END,
+  0.2 + (seq % 97) / 50.0,
+  150 + (seq * 7919) % 1000,
+  CASE WHEN seq % 5 < 3 THEN tools[1:1 + seq % 2] ELSE '{}' END,
+  CASE WHEN outcome <> 'blocked' THEN '{}'
+    WHEN seq % 2 = 0 THEN ARRAY['hidden'] ELSE ARRAY['guardrails/no-deletes'] END,
+  CASE WHEN outcome <> 'blocked' AND seq % 50 = 7 THEN ARRAY['guardrails/ask-first'] ELSE '{}' END
+FROM receipts`;
+
+/**
  * Loads `rows` synthetic receipts into the receipts table of `url` in one statement (indexes
  * dropped first and rebuilt after, then VACUUM ANALYZE), into January 2026's partition, created
- * first, with their `receipt_links`: the million-row database of the receipts query and console
+ * first, with their `receipt_links` and `receipt_stats`: the million-row database of the receipts query and console
  * benchmarks.
  */
 export async function fillReceipts(
@@ -95,13 +103,14 @@ export async function fillReceipts(
     await client.query(
       'INSERT INTO receipt_links (id, gateway, seq, received_at, hash) SELECT id, gateway, seq, received_at, hash FROM receipts',
     );
+    await client.query(STATS_SQL);
     progress(`inserted ${rows.toLocaleString('en-US')} rows in ${secs(start)}`);
     start = performance.now();
     await client.query(`SET maintenance_work_mem = '256MB'`);
     for (const index of indexes) await client.query(index.indexdef);
     progress(`built ${indexes.length} indexes in ${secs(start)}`);
     start = performance.now();
-    await client.query('VACUUM ANALYZE receipts, receipt_links');
+    await client.query('VACUUM ANALYZE receipts, receipt_links, receipt_stats');
     progress(`VACUUM ANALYZE in ${secs(start)}`);
   } finally {
     await client.end();

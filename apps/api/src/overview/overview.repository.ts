@@ -20,8 +20,9 @@ interface BucketRow {
 }
 
 /**
- * The overview's aggregates, computed in PostgreSQL over the list columns derived at ingest
- * (receipt-columns.ts): no receipt body is read, and only aggregates leave the database.
+ * The overview's aggregates, computed in PostgreSQL over `receipt_stats` (one narrow row per
+ * receipt, derived at ingest: receipt-columns.ts): no receipt body is read, and only
+ * aggregates leave the database.
  * The three statements run concurrently, each on its own pooled connection.
  */
 @Injectable()
@@ -67,25 +68,20 @@ export class OverviewRepository {
     return { totals, requests, latency, byRule, topTools };
   }
 
-  /**
-   * Counts by class and latency percentiles per bucket, in one scan of the range. The classes
-   * are exclusive, in this order: blocked (the receipt's outcome), withheld (a call deferred
-   * for approval), error, ok.
-   */
+  /** Counts by class (exclusive: overviewClass) and latency percentiles per bucket. */
   private buckets({ from, to, bucketSeconds }: OverviewRange): Promise<BucketRow[]> {
     return this.prisma.client.$queryRaw<BucketRow[]>`
       SELECT date_bin(make_interval(secs => ${bucketSeconds}::int), received_at,
           ${from}::timestamptz) AS start,
-        count(*) FILTER (WHERE outcome = 'blocked') AS blocked,
-        count(*) FILTER (WHERE outcome <> 'blocked' AND coalesce(cardinality(withheld_calls), 0) > 0)
-          AS withheld,
-        count(*) FILTER (WHERE outcome = 'error' AND coalesce(cardinality(withheld_calls), 0) = 0) AS error,
-        count(*) FILTER (WHERE outcome = 'ok' AND coalesce(cardinality(withheld_calls), 0) = 0) AS ok,
+        count(*) FILTER (WHERE outcome_class = 'blocked') AS blocked,
+        count(*) FILTER (WHERE outcome_class = 'withheld') AS withheld,
+        count(*) FILTER (WHERE outcome_class = 'error') AS error,
+        count(*) FILTER (WHERE outcome_class = 'ok') AS ok,
         percentile_cont(ARRAY[0.5, 0.95, 0.99]::float8[]) WITHIN GROUP (ORDER BY mediation_ms)
           AS mediation,
         percentile_cont(ARRAY[0.5, 0.95, 0.99]::float8[]) WITHIN GROUP (ORDER BY upstream_ms)
           AS upstream
-      FROM receipts
+      FROM receipt_stats
       WHERE received_at >= ${from}::timestamptz AND received_at < ${to}::timestamptz
       GROUP BY 1`;
   }
@@ -97,12 +93,12 @@ export class OverviewRepository {
       SELECT c.rule,
         count(*) FILTER (WHERE c.kind = 'blocked') AS blocked,
         count(*) FILTER (WHERE c.kind = 'withheld') AS withheld
-      FROM receipts r CROSS JOIN LATERAL (
-        SELECT unnest(r.blocked_calls) AS rule, 'blocked' AS kind
-        UNION ALL SELECT unnest(r.withheld_calls), 'withheld'
+      FROM receipt_stats s CROSS JOIN LATERAL (
+        SELECT unnest(s.blocked_calls) AS rule, 'blocked' AS kind
+        UNION ALL SELECT unnest(s.withheld_calls), 'withheld'
       ) c
-      WHERE r.received_at >= ${from}::timestamptz AND r.received_at < ${to}::timestamptz
-        AND (cardinality(r.blocked_calls) > 0 OR cardinality(r.withheld_calls) > 0)
+      WHERE s.received_at >= ${from}::timestamptz AND s.received_at < ${to}::timestamptz
+        AND s.outcome_class IN ('blocked', 'withheld')
       GROUP BY c.rule
       ORDER BY count(*) DESC, c.rule
       LIMIT ${OVERVIEW_TOP}`;
@@ -116,9 +112,8 @@ export class OverviewRepository {
   private async topTools({ from, to }: OverviewRange): Promise<Overview['topTools']> {
     const rows = await this.prisma.client.$queryRaw<Array<{ tool: string; calls: bigint }>>`
       SELECT t.tool, count(*) AS calls
-      FROM receipts r CROSS JOIN LATERAL unnest(r.called_tools) AS t(tool)
-      WHERE r.received_at >= ${from}::timestamptz AND r.received_at < ${to}::timestamptz
-        AND cardinality(r.called_tools) > 0
+      FROM receipt_stats s CROSS JOIN LATERAL unnest(s.called_tools) AS t(tool)
+      WHERE s.received_at >= ${from}::timestamptz AND s.received_at < ${to}::timestamptz
       GROUP BY t.tool
       ORDER BY calls DESC, t.tool
       LIMIT ${OVERVIEW_TOP}`;

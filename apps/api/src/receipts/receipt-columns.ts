@@ -1,6 +1,8 @@
 import type { Receipt, ToolCallEvidence } from '@toolgate/core';
 
 export type ReceiptOutcome = 'ok' | 'error' | 'blocked';
+/** The overview's classes: exclusive, in this order (see overviewClass). */
+export type OverviewClass = 'blocked' | 'withheld' | 'error' | 'ok';
 
 /**
  * The columns of a stored receipt that queries filter and list on. They are derived from the
@@ -26,6 +28,8 @@ export interface ReceiptColumns {
   rules: string[];
   /** Names of the policy revisions in the bundle. */
   policies: string[];
+  /** The overview's class (`receipt_stats`, like the four fields after it). */
+  outcomeClass: OverviewClass;
   /** Agent-facing names of the calls the provider made, in order. */
   calledTools: string[];
   /** One entry per blocked call: {@link callVerdictKey}. */
@@ -41,6 +45,10 @@ export interface ReceiptColumns {
 
 export function receiptColumns(receipt: Receipt): ReceiptColumns {
   const calls = receipt.response?.tool_calls ?? [];
+  const outcome = receiptOutcome(receipt);
+  const withheldCalls = calls
+    .filter((call) => call.policy_state === 'deferred')
+    .map(callVerdictKey);
   return {
     id: receipt.id,
     gateway: receipt.gateway,
@@ -49,7 +57,7 @@ export function receiptColumns(receipt: Receipt): ReceiptColumns {
     model: receipt.model,
     stream: receipt.stream,
     status: receipt.outcome.status,
-    outcome: receiptOutcome(receipt),
+    outcome,
     identityHuman: receipt.identity.human ?? null,
     identityService: receipt.identity.service ?? null,
     identitySession: receipt.identity.session ?? null,
@@ -62,7 +70,8 @@ export function receiptColumns(receipt: Receipt): ReceiptColumns {
     policies: unique(receipt.bundle.policies.map((policy) => policy.name)),
     calledTools: calls.map((call) => call.name),
     blockedCalls: calls.filter((call) => call.policy_state === 'blocked').map(callVerdictKey),
-    withheldCalls: calls.filter((call) => call.policy_state === 'deferred').map(callVerdictKey),
+    withheldCalls,
+    outcomeClass: overviewClass(outcome, withheldCalls.length > 0),
     mediationMs: receipt.latency_ms.mediation,
     upstreamMs: receipt.latency_ms.upstream,
     prevHash: receipt.prev_hash,
@@ -98,6 +107,16 @@ function appliedRules(receipt: Receipt): string[] {
       return policy === undefined ? rule.id : `${policy}/${rule.id}`;
     }),
   );
+}
+
+/**
+ * `blocked` (the receipt's outcome), else `withheld` (a call waits for a human's approval), else
+ * the outcome (`error`, `ok`): one class per request, for the overview's counts. The list's
+ * `outcome=blocked` filter finds exactly the blocked ones.
+ */
+function overviewClass(outcome: ReceiptOutcome, withheld: boolean): OverviewClass {
+  if (outcome === 'blocked') return 'blocked';
+  return withheld ? 'withheld' : outcome;
 }
 
 /**

@@ -308,6 +308,7 @@ function insertStatement(
     nested('withheldCalls'),
     column((row) => String(row.mediationMs)),
     column((row) => String(row.upstreamMs)),
+    column((row) => row.outcomeClass),
   ];
   const text = `
     WITH u AS MATERIALIZED (
@@ -318,11 +319,11 @@ function insertStatement(
         unnest($14::text[]), unnest($15::text[]), unnest($16::text[]), unnest($17::text[]),
         unnest($18::text[]), unnest($19::text[]), string_to_table($20::text, E'\\x1e'),
         unnest($26::text[]), unnest($27::text[]), unnest($28::text[]),
-        unnest($29::float8[]), unnest($30::float8[])
+        unnest($29::float8[]), unnest($30::float8[]), unnest($31::text[])
       ) AS u(id, seq, received_at, surface, model, stream, status, outcome, identity_human,
         identity_service, identity_session, binding, tools, rules, policies, prev_hash, hash,
         tool_set_hash, body, called_tools, blocked_calls, withheld_calls, mediation_ms,
-        upstream_ms)
+        upstream_ms, outcome_class)
     ), links AS (
       INSERT INTO receipt_links (id, gateway, seq, received_at, hash)
       SELECT u.id, $1, u.seq, u.received_at, u.hash FROM u
@@ -333,16 +334,20 @@ function insertStatement(
       FROM ROWS FROM (unnest($21::text[]), unnest($22::text[]), unnest($23::text[]),
         unnest($24::text[]), unnest($25::timestamptz[]))
         AS t(receipt_id, role, tool_call_id, action_id, received_at)
+    ), stats AS (
+      INSERT INTO receipt_stats (id, received_at, outcome_class, mediation_ms, upstream_ms,
+        called_tools, blocked_calls, withheld_calls)
+      SELECT u.id, u.received_at, u.outcome_class, u.mediation_ms, u.upstream_ms,
+        u.called_tools::text[], u.blocked_calls::text[], u.withheld_calls::text[]
+      FROM u
     )
     INSERT INTO receipts (id, gateway, seq, received_at, surface, model, stream, status, outcome,
       identity_human, identity_service, identity_session, binding, tools, rules, policies,
-      prev_hash, hash, tool_set_hash, body, called_tools, blocked_calls, withheld_calls,
-      mediation_ms, upstream_ms)
+      prev_hash, hash, tool_set_hash, body)
     SELECT u.id, $1, u.seq, u.received_at, u.surface, u.model, u.stream, u.status,
       u.outcome, u.identity_human, u.identity_service, u.identity_session, u.binding,
       u.tools::text[], u.rules::text[], u.policies::text[], u.prev_hash, u.hash, u.tool_set_hash,
-      u.body::jsonb, u.called_tools::text[], u.blocked_calls::text[], u.withheld_calls::text[],
-      u.mediation_ms, u.upstream_ms
+      u.body::jsonb
     FROM u`;
   return { text, values };
 }
