@@ -1,6 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { OVERVIEW_TOP, type Overview } from '@toolgate/contract';
+import { Prisma } from '@toolgate/db';
 import { PrismaService } from '../database/prisma.service.ts';
+
+/** work_mem of the percentile statement (its sorts; per sort, not per connection). */
+const SORT_MEMORY = '64MB';
 
 /** A half-open time range `[from, to)` cut into buckets of `bucketSeconds`, starting at `from`. */
 export interface OverviewRange {
@@ -70,7 +74,11 @@ export class OverviewRepository {
 
   /** Counts by class (exclusive: overviewClass) and latency percentiles per bucket. */
   private buckets({ from, to, bucketSeconds }: OverviewRange): Promise<BucketRow[]> {
-    return this.prisma.client.$queryRaw<BucketRow[]>`
+    // The rows sorted for the percentiles: a month of a million spills past the default 4 MB to
+    // disk (0.86 s); in memory 0.2 s. The range is bounded (31 days), so is this.
+    return this.prisma.client.$transaction(async (tx) => {
+      await tx.$executeRaw`SET LOCAL work_mem = '${Prisma.raw(SORT_MEMORY)}'`;
+      return tx.$queryRaw<BucketRow[]>`
       SELECT date_bin(make_interval(secs => ${bucketSeconds}::int), received_at,
           ${from}::timestamptz) AS start,
         count(*) FILTER (WHERE outcome_class = 'blocked') AS blocked,
@@ -84,6 +92,7 @@ export class OverviewRepository {
       FROM receipt_stats
       WHERE received_at >= ${from}::timestamptz AND received_at < ${to}::timestamptz
       GROUP BY 1`;
+    });
   }
 
   private async byRule({ from, to }: OverviewRange): Promise<Overview['byRule']> {
