@@ -1,5 +1,5 @@
 import { lazy } from 'react';
-import { createBrowserRouter, Navigate, type RouteObject, useRouteError } from 'react-router';
+import { createBrowserRouter, type RouteObject, useRouteError } from 'react-router';
 import { SignInPage } from '../features/auth/components/sign-in-page.tsx';
 import { Empty, ErrorState } from '../shared/ui/states.tsx';
 import { Layout } from './layout.tsx';

@@ -90,7 +90,9 @@ describe('OverviewPage', () => {
 
     const tools = screen.getByRole('list', { name: 'Top tools called' });
     expect(
-      within(tools).getByRole('link', { name: /read_file/ }).getAttribute('href'),
+      within(tools)
+        .getByRole('link', { name: /read_file/ })
+        .getAttribute('href'),
     ).toContain('tool=read_file');
 
     const nack = screen.getByRole('row', { name: /edge-b/ });

@@ -2,7 +2,7 @@ import type { Overview, OverviewGateway } from '@toolgate/contract';
 import { useMemo } from 'react';
 import { Link } from 'react-router';
 import { useUrlState } from '../../../shared/lib/search-params.ts';
-import { HashBadge, Pill, type Tone, Time } from '../../../shared/ui/badges.tsx';
+import { HashBadge, Pill, Time, type Tone } from '../../../shared/ui/badges.tsx';
 import { PageHeader, Section } from '../../../shared/ui/page.tsx';
 import { Empty, ErrorState, Loading } from '../../../shared/ui/states.tsx';
 import { useOverview } from '../api/get-overview.ts';
@@ -19,7 +19,6 @@ export function OverviewPage() {
   const [values, setValues] = useUrlState(RANGE_KEYS);
   const choice = useMemo(() => rangeChoice(values), [values]);
   const minute = Math.floor(Date.now() / 60_000);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a preset's range moves once a minute
   const request = useMemo(() => resolveRange(choice, minute * 60_000), [choice, minute]);
   const overview = useOverview(request);
 

@@ -35,7 +35,10 @@ describe('the overview time range', () => {
       bucket: 60,
     });
     expect(
-      resolveRange({ kind: 'custom', from: '2026-03-02T00:00:00Z', to: '2026-03-01T00:00:00Z' }, now),
+      resolveRange(
+        { kind: 'custom', from: '2026-03-02T00:00:00Z', to: '2026-03-01T00:00:00Z' },
+        now,
+      ),
     ).toBeUndefined();
   });
 });
