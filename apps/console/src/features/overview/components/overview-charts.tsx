@@ -38,11 +38,15 @@ export function RequestsChart(props: { overview: Overview }) {
   const { overview } = props;
   const navigate = useNavigate();
   const times = useMemo(() => overview.requests.map((b) => Date.parse(b.start)), [overview]);
+  // Stacked bars: each class is drawn as the sum of itself and the classes below it (ok on
+  // top), tallest first, so every class shows as its own band.
   const series = useMemo<ChartSeries[]>(
     () =>
-      CLASSES.map((kind) => ({
+      CLASSES.map((kind, index) => ({
         ...CLASS_STYLE[kind],
-        values: overview.requests.map((bucket) => bucket[kind]),
+        values: overview.requests.map((bucket) =>
+          CLASSES.slice(index).reduce((sum, below) => sum + bucket[below], 0),
+        ),
       })),
     [overview],
   );
@@ -70,6 +74,7 @@ export function RequestsChart(props: { overview: Overview }) {
         <TimeSeriesChart
           times={times}
           series={series}
+          bars
           onBucketClick={(index) => {
             const bucket = overview.requests[index];
             if (bucket) navigate(rangeLink(bucket.start, bucketEnd(overview, bucket.start)));
