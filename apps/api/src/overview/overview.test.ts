@@ -181,6 +181,19 @@ describe('GET /receipts/overview', () => {
     ]);
   });
 
+  it("links a call-time rule to its receipts: the list's rule filter finds the calls it decided", async () => {
+    const ids = async (query: Record<string, string>) =>
+      (await call(auditor, 'receipts.list', { query })).items.map((item) => item.id).sort();
+
+    expect(await ids({ rule: 'guardrails/ask-first' })).toEqual(['ov-5', 'ov-6']);
+    expect(await ids({ rule: 'guardrails/no-reads' })).toEqual(['ov-4']);
+    // As the overview links it: the range's bounds narrow the lookup (ov-5 at 65 min, ov-6 at 70).
+    const until = new Date(BASE + 67 * 60_000).toISOString();
+    expect(await ids({ rule: 'guardrails/ask-first', since: FROM, until })).toEqual(['ov-5']);
+    // Request-time rules are found as before.
+    expect(await ids({ rule: 'guardrails/hide-pr-creation' })).toHaveLength(11);
+  });
+
   it("reports each gateway's sync state against the bundle it would be served now", async () => {
     const before = await overview({ from: FROM, to: TO });
     const desired = (name: string) =>

@@ -9,7 +9,22 @@ export type OverviewClass = 'blocked' | 'withheld' | 'error' | 'ok';
  * receipt once, at ingest, so a query never has to open a receipt body; the body stays the
  * source of truth (the chain hashes it, not these columns).
  */
-export interface ReceiptColumns {
+/** The receipt's `receipt_stats` row: what the console overview aggregates. */
+export interface ReceiptStatsColumns {
+  /** The overview's class: {@link overviewClass}. */
+  outcomeClass: OverviewClass;
+  /** Agent-facing names of the calls the provider made, in order. */
+  calledTools: string[];
+  /** One entry per blocked call: {@link callVerdictKey}. */
+  blockedCalls: string[];
+  /** One entry per call withheld for a human's approval (deferred): {@link callVerdictKey}. */
+  withheldCalls: string[];
+  /** `latency_ms.mediation` and `latency_ms.upstream`. */
+  mediationMs: number;
+  upstreamMs: number;
+}
+
+export interface ReceiptColumns extends ReceiptStatsColumns {
   id: string;
   gateway: string;
   receivedAt: string;
@@ -28,17 +43,6 @@ export interface ReceiptColumns {
   rules: string[];
   /** Names of the policy revisions in the bundle. */
   policies: string[];
-  /** The overview's class (`receipt_stats`, like the four fields after it). */
-  outcomeClass: OverviewClass;
-  /** Agent-facing names of the calls the provider made, in order. */
-  calledTools: string[];
-  /** One entry per blocked call: {@link callVerdictKey}. */
-  blockedCalls: string[];
-  /** One entry per call withheld for a human's approval (deferred): {@link callVerdictKey}. */
-  withheldCalls: string[];
-  /** `latency_ms.mediation` and `latency_ms.upstream`. */
-  mediationMs: number;
-  upstreamMs: number;
   prevHash: string | null;
   hash: string;
 }

@@ -6,17 +6,14 @@ const TO = '2026-03-01T11:00:00.000Z';
 const params = (href: string) => Object.fromEntries(new URL(href, 'http://x').searchParams);
 
 describe('links from the overview into the receipts list', () => {
-  it("use the list's own filters, with an inclusive `until` a millisecond before the end", () => {
-    expect(params(rangeLink(FROM, TO))).toEqual({
-      since: FROM,
-      until: '2026-03-01T10:59:59.999Z',
-    });
+  it("use the list's own filters for the range [from, to)", () => {
+    expect(params(rangeLink(FROM, TO))).toEqual({ since: FROM, until: TO });
     expect(params(classLink('blocked', FROM, TO)).outcome).toBe('blocked');
     expect(params(toolLink('read_file', FROM, TO)).tool).toBe('read_file');
     expect(params(ruleLink('guardrails/no-deletes', FROM, TO)).rule).toBe('guardrails/no-deletes');
   });
 
-  it('send a reason without a rule to the blocked receipts, and withheld calls to approvals', () => {
+  it('send a reason without a rule to the blocked receipts, and withheld requests to approvals', () => {
     const hidden = params(ruleLink('hidden', FROM, TO));
     expect(hidden.outcome).toBe('blocked');
     expect(hidden.rule).toBeUndefined();

@@ -13,9 +13,9 @@ function receiptsUrl(filters: Record<string, string | undefined>): string {
   return query ? `/receipts?${query}` : '/receipts';
 }
 
-/** Receipts of `[from, to)`: the list's `until` is inclusive, so it ends a millisecond early. */
+/** Receipts of `[from, to)`: the list's `until` is exclusive too. */
 function window(from: string, to: string) {
-  return { since: from, until: new Date(Date.parse(to) - 1).toISOString() };
+  return { since: from, until: to };
 }
 
 /**
@@ -37,8 +37,9 @@ export function toolLink(tool: string, from: string, to: string): string {
 }
 
 /**
- * Receipts a rule decided. A `policy/rule` goes to the rule filter; a reason without a rule
- * (`hidden`, `not_declared`) to the blocked receipts of the range.
+ * Receipts a rule decided. A `policy/rule` goes to the rule filter (which finds the calls a
+ * call-time rule blocked or withheld); a reason without a rule (`hidden`, `not_declared`) to the
+ * blocked receipts of the range.
  */
 export function ruleLink(rule: string, from: string, to: string): string {
   if (rule.includes('/')) return receiptsUrl({ ...window(from, to), rule });
