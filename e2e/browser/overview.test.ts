@@ -127,6 +127,15 @@ describe('the Overview page', () => {
     await page.waitForURL(/\/receipts\?.*tool=read_file/);
     await page.getByText(/receipts? loaded/).waitFor();
 
+    // A call-time rule's bar: the four requests whose call waits for approval.
+    await page.goto(`${stack.console.url}/?range=hour`);
+    await page
+      .getByRole('list', { name: 'Blocked and withheld calls by rule' })
+      .getByRole('link', { name: /guardrails\/ask-first/ })
+      .click();
+    await page.waitForURL(/\/receipts\?.*rule=guardrails%2Fask-first/);
+    await page.getByText('4 receipts loaded').waitFor();
+
     await page.goto(`${stack.console.url}/?range=hour`);
     await chartsDrawn(page);
     const plot = page.locator('.chart-canvas .u-over').first();
