@@ -1,5 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Overview, OverviewGateway, OverviewQuery } from '@toolgate/contract';
+import {
+  DEFAULT_OVERVIEW_RANGE_MS,
+  type Overview,
+  type OverviewGateway,
+  type OverviewQuery,
+} from '@toolgate/contract';
 import {
   approvalState,
   findCondition,
@@ -11,8 +16,6 @@ import { BundleService } from '../gateways/bundle.service.ts';
 import { ResourceRepository } from '../resources/resource.repository.ts';
 import { type OverviewRange, OverviewRepository } from './overview.repository.ts';
 
-/** The range when the query names none: the last day. */
-const DEFAULT_RANGE_MS = 86_400_000;
 /** About this many buckets when the query names no bucket size. */
 const DEFAULT_BUCKETS = 48;
 /** A gateway that has not synced for this long is stale (its long-poll is far shorter). */
@@ -92,7 +95,9 @@ export function gatewaySync(
 export function overviewRange(query: OverviewQuery, now: number): OverviewRange {
   const to = query.to === undefined ? new Date(now) : new Date(query.to);
   const from =
-    query.from === undefined ? new Date(to.getTime() - DEFAULT_RANGE_MS) : new Date(query.from);
+    query.from === undefined
+      ? new Date(to.getTime() - DEFAULT_OVERVIEW_RANGE_MS)
+      : new Date(query.from);
   const span = to.getTime() - from.getTime();
   const bucketSeconds =
     query.bucket ?? Math.max(60, Math.ceil(span / DEFAULT_BUCKETS / 60_000) * 60);

@@ -259,6 +259,8 @@ describe('GET /receipts/overview', () => {
       [`from=2026-01-01T00:00:00Z&to=2026-01-08T00:00:00Z&bucket=60`, 'bucket'],
       [`from=yesterday&to=${TO}`, 'from'],
       [`bucket=0x10`, 'bucket'],
+      // The default range (the last day) in one-minute buckets: 1440 of them.
+      [`bucket=60`, 'bucket'],
       [`limit=5`, ''],
     ];
     for (const [query, field] of cases) {

@@ -8,6 +8,8 @@ export const MAX_OVERVIEW_RANGE_MS = 31 * 86_400_000;
 /** Most buckets one overview answers: enough for a chart's width, bounded for the browser. */
 export const MAX_OVERVIEW_BUCKETS = 500;
 export const MIN_OVERVIEW_BUCKET_SECONDS = 60;
+/** The range when the query names none: the last day. */
+export const DEFAULT_OVERVIEW_RANGE_MS = 86_400_000;
 /** Rows of the by-rule and top-tools lists. */
 export const OVERVIEW_TOP = 10;
 
@@ -24,17 +26,18 @@ export const OverviewQuery = z
   })
   .strict()
   .superRefine((query, ctx) => {
-    if (query.from === undefined || query.to === undefined) {
-      if ((query.from === undefined) !== (query.to === undefined)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [query.from === undefined ? 'from' : 'to'],
-          message: 'from and to go together',
-        });
-      }
+    if ((query.from === undefined) !== (query.to === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [query.from === undefined ? 'from' : 'to'],
+        message: 'from and to go together',
+      });
       return;
     }
-    const range = Date.parse(query.to) - Date.parse(query.from);
+    const range =
+      query.from === undefined || query.to === undefined
+        ? DEFAULT_OVERVIEW_RANGE_MS
+        : Date.parse(query.to) - Date.parse(query.from);
     if (range <= 0) {
       ctx.addIssue({ code: 'custom', path: ['to'], message: 'must be after from' });
       return;
