@@ -1,5 +1,5 @@
 import type { Overview, OverviewGateway } from '@toolgate/contract';
-import { useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { Link } from 'react-router';
 import { useUrlState } from '../../../shared/lib/search-params.ts';
 import { HashBadge, Pill, Time, type Tone } from '../../../shared/ui/badges.tsx';
@@ -14,11 +14,21 @@ import { TimeRangePicker } from './time-range-picker.tsx';
 
 const RANGE_KEYS = ['range', 'from', 'to'] as const;
 
+/** The current minute (epoch minutes), moving on by itself: presets end now and follow it. */
+function useCurrentMinute(): number {
+  const [minute, setMinute] = useState(() => Math.floor(Date.now() / 60_000));
+  useEffect(() => {
+    const timer = setInterval(() => setMinute(Math.floor(Date.now() / 60_000)), 10_000);
+    return () => clearInterval(timer);
+  }, []);
+  return minute;
+}
+
 /** The landing page: the fleet's traffic, enforcement and sync state at a glance. */
 export function OverviewPage() {
   const [values, setValues] = useUrlState(RANGE_KEYS);
   const choice = useMemo(() => rangeChoice(values), [values]);
-  const minute = Math.floor(Date.now() / 60_000);
+  const minute = useCurrentMinute();
   const request = useMemo(() => resolveRange(choice, minute * 60_000), [choice, minute]);
   const overview = useOverview(request);
 
