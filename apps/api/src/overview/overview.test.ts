@@ -286,6 +286,24 @@ describe('receipt_stats', () => {
     expect(result.valid).toBe(true);
   });
 
+  it('verify finds an edited stats row: the overview cannot be doctored unseen', async () => {
+    const db = new pg.Client({ connectionString: api.database.url });
+    await db.connect();
+    try {
+      await db.query(`UPDATE receipt_stats SET blocked_calls = '{}' WHERE id = 'ov-3'`);
+      const result = await call(auditor, 'receipts.verify', { params: { name: 'ov1' } });
+      expect(result.firstBreak).toMatchObject({
+        id: 'ov-3',
+        reason: 'column_mismatch',
+        field: 'receipt_stats.blocked_calls',
+        expected: '["hidden"]',
+      });
+    } finally {
+      await db.query(`UPDATE receipt_stats SET blocked_calls = '{hidden}' WHERE id = 'ov-3'`);
+      await db.end();
+    }
+  });
+
   it("the migration's backfill derives what ingest derives (receipts stored before it verify)", async () => {
     const sql = await readFile(MIGRATION, 'utf8');
     const backfill = sql.slice(sql.indexOf('INSERT INTO "receipt_stats"'));
