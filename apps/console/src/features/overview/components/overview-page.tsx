@@ -86,8 +86,8 @@ function OverviewBody(props: { overview: Overview; refreshing: boolean }) {
       {noTraffic ? (
         <Empty title="No traffic in this range">
           No gateway sent a receipt between {new Date(from).toLocaleString()} and{' '}
-          {new Date(to).toLocaleString()}. Try a wider range, or point an agent at a gateway
-          (docs/quickstart.md).
+          {new Date(to).toLocaleString()}. Try a wider range, or send an agent's requests through a
+          gateway (<code>pnpm demo</code> does, against <code>pnpm start</code>).
         </Empty>
       ) : (
         <div className="overview-grid">
