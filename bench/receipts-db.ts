@@ -57,9 +57,27 @@ FROM (
 ) g`;
 
 /**
+ * The overview's row of each receipt (`receipt_stats`): three requests in five call one or two
+ * of their tools, the blocked ones (3%) block a call (`hidden` or `guardrails/no-deletes`), 2%
+ * more wait for approval; mediation 0.2–2.1 ms, upstream 150–1150 ms.
+ */
+const STATS_SQL = `
+INSERT INTO receipt_stats (id, received_at, outcome_class, mediation_ms, upstream_ms,
+  called_tools, blocked_calls, withheld_calls)
+SELECT id, received_at,
+  CASE WHEN outcome = 'blocked' THEN 'blocked' WHEN seq % 50 = 7 THEN 'withheld' ELSE outcome END,
+  0.2 + (seq % 97) / 50.0,
+  150 + (seq * 7919) % 1000,
+  CASE WHEN seq % 5 < 3 THEN tools[1:1 + seq % 2] ELSE '{}' END,
+  CASE WHEN outcome <> 'blocked' THEN '{}'
+    WHEN seq % 2 = 0 THEN ARRAY['hidden'] ELSE ARRAY['guardrails/no-deletes'] END,
+  CASE WHEN outcome <> 'blocked' AND seq % 50 = 7 THEN ARRAY['guardrails/ask-first'] ELSE '{}' END
+FROM receipts`;
+
+/**
  * Loads `rows` synthetic receipts into the receipts table of `url` in one statement (indexes
  * dropped first and rebuilt after, then VACUUM ANALYZE), into January 2026's partition, created
- * first, with their `receipt_links`: the million-row database of the receipts query and console
+ * first, with their `receipt_links` and `receipt_stats`: the million-row database of the receipts query and console
  * benchmarks.
  */
 export async function fillReceipts(
@@ -85,13 +103,14 @@ export async function fillReceipts(
     await client.query(
       'INSERT INTO receipt_links (id, gateway, seq, received_at, hash) SELECT id, gateway, seq, received_at, hash FROM receipts',
     );
+    await client.query(STATS_SQL);
     progress(`inserted ${rows.toLocaleString('en-US')} rows in ${secs(start)}`);
     start = performance.now();
     await client.query(`SET maintenance_work_mem = '256MB'`);
     for (const index of indexes) await client.query(index.indexdef);
     progress(`built ${indexes.length} indexes in ${secs(start)}`);
     start = performance.now();
-    await client.query('VACUUM ANALYZE receipts, receipt_links');
+    await client.query('VACUUM ANALYZE receipts, receipt_links, receipt_stats');
     progress(`VACUUM ANALYZE in ${secs(start)}`);
   } finally {
     await client.end();

@@ -1,3 +1,4 @@
+import { runApiOverviewBench } from './api-overview.ts';
 import { runApiReceiptsBench } from './api-receipts.ts';
 import { runApiSyncBench } from './api-sync.ts';
 import { runConsoleBench } from './console.ts';
@@ -10,6 +11,7 @@ import type { BenchResult } from './measure.ts';
 const benches: Array<{ name: string; run: () => BenchResult | Promise<BenchResult> }> = [
   { name: 'core-mediation', run: runCoreMediationBench },
   { name: 'api-receipts', run: runApiReceiptsBench },
+  { name: 'api-overview', run: runApiOverviewBench },
   { name: 'api-sync', run: runApiSyncBench },
   { name: 'gateway', run: runGatewayBench },
   { name: 'mcp', run: runMcpBench },

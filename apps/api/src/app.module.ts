@@ -10,6 +10,7 @@ import { GatewaysModule } from './gateways/gateways.module.ts';
 import { IdentitiesModule } from './identities/identities.module.ts';
 import { McpServersModule } from './mcp-servers/mcp-servers.module.ts';
 import { MediationPoliciesModule } from './mediation-policies/mediation-policies.module.ts';
+import { OverviewModule } from './overview/overview.module.ts';
 import { ProviderProfilesModule } from './provider-profiles/provider-profiles.module.ts';
 import { ReceiptsModule } from './receipts/receipts.module.ts';
 import { ResourcesModule } from './resources/resources.module.ts';
@@ -51,6 +52,7 @@ export function appModule(config: AppConfig): DynamicModule {
       ProviderProfilesModule,
       GatewaysModule,
       ReceiptsModule,
+      OverviewModule,
       ToolCallApprovalsModule,
       McpServersModule,
       SystemModule,

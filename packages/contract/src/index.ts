@@ -6,6 +6,7 @@ export * from './routes/audit.ts';
 export * from './routes/identities.ts';
 export * from './routes/index.ts';
 export * from './routes/mcp-servers.ts';
+export * from './routes/overview.ts';
 export * from './routes/policies.ts';
 export * from './routes/receipts.ts';
 export * from './routes/resources.ts';

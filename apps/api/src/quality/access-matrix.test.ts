@@ -78,6 +78,7 @@ const EXPECTED_ACCESS: Record<RouteName, string> = {
   'receipts.verify': 'operator auditor',
   'receipts.putSchema': 'operator gateway',
   'receipts.getSchema': 'operator auditor gateway',
+  'overview.get': 'operator auditor',
   'audit.list': 'operator auditor',
 };
 

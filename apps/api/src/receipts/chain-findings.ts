@@ -200,7 +200,10 @@ export function checkToolSet(
   return { ok: true, receipt: expandReceipt(body as unknown as StoredReceipt, stored.toolSet) };
 }
 
-/** The list columns (filters and the receipt list read them) as the body says, in table order. */
+/**
+ * The list columns (filters and the receipt list read them) and the overview's `receipt_stats`
+ * row, as the body says, in table order.
+ */
 const LIST_COLUMNS: ReadonlyArray<[column: string, key: keyof ReceiptColumns]> = [
   ['surface', 'surface'],
   ['model', 'model'],
@@ -214,6 +217,12 @@ const LIST_COLUMNS: ReadonlyArray<[column: string, key: keyof ReceiptColumns]> =
   ['tools', 'tools'],
   ['rules', 'rules'],
   ['policies', 'policies'],
+  ['receipt_stats.outcome_class', 'outcomeClass'],
+  ['receipt_stats.called_tools', 'calledTools'],
+  ['receipt_stats.blocked_calls', 'blockedCalls'],
+  ['receipt_stats.withheld_calls', 'withheldCalls'],
+  ['receipt_stats.mediation_ms', 'mediationMs'],
+  ['receipt_stats.upstream_ms', 'upstreamMs'],
   ['prev_hash', 'prevHash'],
 ];
 

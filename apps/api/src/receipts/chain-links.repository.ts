@@ -17,6 +17,13 @@ export interface StoredReceiptRow {
   tools: string[] | null;
   rules: string[] | null;
   policies: string[] | null;
+  /** From the receipt's `receipt_stats` row: all null when it has none. */
+  outcomeClass: string | null;
+  calledTools: string[] | null;
+  blockedCalls: string[] | null;
+  withheldCalls: string[] | null;
+  mediationMs: number | null;
+  upstreamMs: number | null;
   prevHash: string | null;
   hash: string;
   toolSetHash: string | null;
@@ -70,7 +77,11 @@ export class ChainLinksRepository {
         r.stream AS r_stream, r.status AS r_status, r.outcome AS r_outcome,
         r.identity_human AS "r_identityHuman", r.identity_service AS "r_identityService",
         r.identity_session AS "r_identitySession", r.binding AS r_binding, r.tools AS r_tools,
-        r.rules AS r_rules, r.policies AS r_policies, r.prev_hash AS "r_prevHash",
+        r.rules AS r_rules, r.policies AS r_policies, s.outcome_class AS "r_outcomeClass",
+        s.called_tools AS "r_calledTools", s.blocked_calls AS "r_blockedCalls",
+        s.withheld_calls AS "r_withheldCalls", s.mediation_ms AS "r_mediationMs",
+        s.upstream_ms AS "r_upstreamMs",
+        r.prev_hash AS "r_prevHash",
         r.hash AS r_hash, r.tool_set_hash AS "r_toolSetHash", r.body AS r_body,
         r.received_at AS "r_receivedAt",
         CASE WHEN pg_input_is_valid(r.body -> 'timestamps' ->> 'received_at', 'timestamptz')
@@ -83,6 +94,7 @@ export class ChainLinksRepository {
         LIMIT ${limit}
       ) l
       LEFT JOIN receipts r ON r.id = l.id AND r.received_at = l.received_at
+      LEFT JOIN receipt_stats s ON s.id = r.id
       ORDER BY l.seq`;
     return rows.map(toLink);
   }
@@ -137,6 +149,12 @@ function toLink(row: FlatRow): ChainLinkRow {
       tools: row.r_tools,
       rules: row.r_rules,
       policies: row.r_policies,
+      outcomeClass: row.r_outcomeClass,
+      calledTools: row.r_calledTools,
+      blockedCalls: row.r_blockedCalls,
+      withheldCalls: row.r_withheldCalls,
+      mediationMs: row.r_mediationMs,
+      upstreamMs: row.r_upstreamMs,
       prevHash: row.r_prevHash,
       hash: row.r_hash,
       toolSetHash: row.r_toolSetHash,

@@ -1,13 +1,30 @@
-import type { Receipt } from '@toolgate/core';
+import type { Receipt, ToolCallEvidence } from '@toolgate/core';
 
 export type ReceiptOutcome = 'ok' | 'error' | 'blocked';
+/** The overview's classes: exclusive, in this order (see overviewClass). */
+export type OverviewClass = 'blocked' | 'withheld' | 'error' | 'ok';
 
 /**
  * The columns of a stored receipt that queries filter and list on. They are derived from the
  * receipt once, at ingest, so a query never has to open a receipt body; the body stays the
  * source of truth (the chain hashes it, not these columns).
  */
-export interface ReceiptColumns {
+/** The receipt's `receipt_stats` row: what the console overview aggregates. */
+export interface ReceiptStatsColumns {
+  /** The overview's class: {@link overviewClass}. */
+  outcomeClass: OverviewClass;
+  /** Agent-facing names of the calls the provider made, in order. */
+  calledTools: string[];
+  /** One entry per blocked call: {@link callVerdictKey}. */
+  blockedCalls: string[];
+  /** One entry per call withheld for a human's approval (deferred): {@link callVerdictKey}. */
+  withheldCalls: string[];
+  /** `latency_ms.mediation` and `latency_ms.upstream`. */
+  mediationMs: number;
+  upstreamMs: number;
+}
+
+export interface ReceiptColumns extends ReceiptStatsColumns {
   id: string;
   gateway: string;
   receivedAt: string;
@@ -31,6 +48,11 @@ export interface ReceiptColumns {
 }
 
 export function receiptColumns(receipt: Receipt): ReceiptColumns {
+  const calls = receipt.response?.tool_calls ?? [];
+  const outcome = receiptOutcome(receipt);
+  const withheldCalls = calls
+    .filter((call) => call.policy_state === 'deferred')
+    .map(callVerdictKey);
   return {
     id: receipt.id,
     gateway: receipt.gateway,
@@ -39,7 +61,7 @@ export function receiptColumns(receipt: Receipt): ReceiptColumns {
     model: receipt.model,
     stream: receipt.stream,
     status: receipt.outcome.status,
-    outcome: receiptOutcome(receipt),
+    outcome,
     identityHuman: receipt.identity.human ?? null,
     identityService: receipt.identity.service ?? null,
     identitySession: receipt.identity.session ?? null,
@@ -50,6 +72,12 @@ export function receiptColumns(receipt: Receipt): ReceiptColumns {
     ]),
     rules: appliedRules(receipt),
     policies: unique(receipt.bundle.policies.map((policy) => policy.name)),
+    calledTools: calls.map((call) => call.name),
+    blockedCalls: calls.filter((call) => call.policy_state === 'blocked').map(callVerdictKey),
+    withheldCalls,
+    outcomeClass: overviewClass(outcome, withheldCalls.length > 0),
+    mediationMs: receipt.latency_ms.mediation,
+    upstreamMs: receipt.latency_ms.upstream,
     prevHash: receipt.prev_hash,
     hash: receipt.hash,
   };
@@ -83,6 +111,30 @@ function appliedRules(receipt: Receipt): string[] {
       return policy === undefined ? rule.id : `${policy}/${rule.id}`;
     }),
   );
+}
+
+/**
+ * `blocked` (the receipt's outcome), else `withheld` (a call waits for a human's approval), else
+ * the outcome (`error`, `ok`): one class per request, for the overview's counts. The list's
+ * `outcome=blocked` filter finds exactly the blocked ones.
+ */
+function overviewClass(outcome: ReceiptOutcome, withheld: boolean): OverviewClass {
+  if (outcome === 'blocked') return 'blocked';
+  return withheld ? 'withheld' : outcome;
+}
+
+/**
+ * What stopped a call, as the overview groups it: the call-time rule that decided
+ * (`policy/rule`, or the bare id when the policy is not recorded), else the reason (`hidden`,
+ * `not_declared`, `rule_error:<id>`). The migration that added the columns derives the same in
+ * SQL for receipts stored before them: keep the two in step.
+ */
+export function callVerdictKey(call: ToolCallEvidence): string {
+  const decision = call.decision;
+  if (decision?.rule !== undefined) {
+    return decision.policy === undefined ? decision.rule : `${decision.policy}/${decision.rule}`;
+  }
+  return call.reason ?? (call.policy_state === 'deferred' ? 'deferred' : 'blocked');
 }
 
 function unique(values: string[]): string[] {

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Prisma } from '@toolgate/db';
 import { PrismaService } from '../database/prisma.service.ts';
-import type { ReceiptColumns, ReceiptOutcome } from './receipt-columns.ts';
+import type { ReceiptColumns, ReceiptOutcome, ReceiptStatsColumns } from './receipt-columns.ts';
 
 export interface ReceiptFilter {
   gateway?: string;
@@ -20,7 +20,8 @@ export interface ReceiptFilter {
   before?: { receivedAt: string; id: string };
 }
 
-export interface ReceiptSummaryRow extends Omit<ReceiptColumns, 'receivedAt' | 'outcome'> {
+export interface ReceiptSummaryRow
+  extends Omit<ReceiptColumns, 'receivedAt' | 'outcome' | keyof ReceiptStatsColumns> {
   seq: bigint;
   receivedAt: Date;
   outcome: string;
@@ -265,19 +266,38 @@ function arrayConditions(filter: ReceiptFilter): Prisma.Sql[] {
     conditions.push(Prisma.sql`policies @> ARRAY[${filter.policy}::text]`);
   }
   if (filter.qualifiedRule !== undefined) {
-    conditions.push(Prisma.sql`rules @> ARRAY[${filter.qualifiedRule}::text]`);
+    const rule = Prisma.sql`ARRAY[${filter.qualifiedRule}::text]`;
+    conditions.push(Prisma.sql`(rules @> ${rule} OR ${decidedACall(rule, filter)})`);
   }
   if (filter.ruleId !== undefined) {
     // A bare rule id means `<policy>/<id>` for every policy that ever had a rule with that id
     // (revisions are kept forever), plus the bare id itself (a rule recorded without its
     // policy). Resolved to a short list first so the GIN index on `rules` still applies.
     const id = filter.ruleId;
-    conditions.push(Prisma.sql`rules && (
+    const rules = Prisma.sql`(
       SELECT coalesce(array_agg(DISTINCT name || '/' || ${id}::text), '{}') || ARRAY[${id}::text]
       FROM policy_revisions
-      WHERE spec -> 'rules' @> jsonb_build_array(jsonb_build_object('id', ${id}::text)))`);
+      WHERE spec -> 'rules' @> jsonb_build_array(jsonb_build_object('id', ${id}::text)))`;
+    conditions.push(Prisma.sql`(rules && ${rules} OR ${decidedACall(rules, filter)})`);
   }
   return conditions;
+}
+
+/**
+ * A call-time rule (`deny`, `rate_limit`, `require_approval`) decides calls, not the request's
+ * tools, so it is not in `rules`: the receipts where one of `rules` blocked or withheld a call
+ * are found in `receipt_stats` (what the overview counts by rule, so its links list the same
+ * receipts). The time filters narrow that lookup through its `received_at` index.
+ */
+function decidedACall(rules: Prisma.Sql, filter: ReceiptFilter): Prisma.Sql {
+  const range: Prisma.Sql[] = [];
+  if (filter.since !== undefined)
+    range.push(Prisma.sql`s.received_at >= ${filter.since}::timestamptz`);
+  if (filter.until !== undefined)
+    range.push(Prisma.sql`s.received_at < ${filter.until}::timestamptz`);
+  return Prisma.sql`id IN (
+    SELECT s.id FROM receipt_stats s
+    WHERE (s.blocked_calls && ${rules} OR s.withheld_calls && ${rules}) AND ${and(range)})`;
 }
 
 function and(conditions: Prisma.Sql[]): Prisma.Sql {

@@ -278,8 +278,9 @@ function insertStatement(
   const column = (value: (row: NewReceiptRow) => string | null) => arrayLiteral(rows.map(value));
   // text[][] cannot be unnested row by row (arrays are rectangular and unnest flattens them),
   // so each row's array travels as an array literal inside the array, and is cast back.
-  const nested = (key: 'tools' | 'rules' | 'policies') =>
-    arrayLiteral(rows.map((row) => arrayLiteral(row[key])));
+  const nested = (
+    key: 'tools' | 'rules' | 'policies' | 'calledTools' | 'blockedCalls' | 'withheldCalls',
+  ) => arrayLiteral(rows.map((row) => arrayLiteral(row[key])));
   const values = [
     gateway,
     column((row) => row.id),
@@ -302,6 +303,12 @@ function insertStatement(
     column((row) => row.toolSetHash),
     rows.map((row) => row.body).join(RECORD_SEPARATOR),
     ...toolLinkColumns(rows),
+    nested('calledTools'),
+    nested('blockedCalls'),
+    nested('withheldCalls'),
+    column((row) => String(row.mediationMs)),
+    column((row) => String(row.upstreamMs)),
+    column((row) => row.outcomeClass),
   ];
   const text = `
     WITH u AS MATERIALIZED (
@@ -310,10 +317,13 @@ function insertStatement(
         unnest($6::text[]), unnest($7::boolean[]), unnest($8::int[]), unnest($9::text[]),
         unnest($10::text[]), unnest($11::text[]), unnest($12::text[]), unnest($13::text[]),
         unnest($14::text[]), unnest($15::text[]), unnest($16::text[]), unnest($17::text[]),
-        unnest($18::text[]), unnest($19::text[]), string_to_table($20::text, E'\\x1e')
+        unnest($18::text[]), unnest($19::text[]), string_to_table($20::text, E'\\x1e'),
+        unnest($26::text[]), unnest($27::text[]), unnest($28::text[]),
+        unnest($29::float8[]), unnest($30::float8[]), unnest($31::text[])
       ) AS u(id, seq, received_at, surface, model, stream, status, outcome, identity_human,
         identity_service, identity_session, binding, tools, rules, policies, prev_hash, hash,
-        tool_set_hash, body)
+        tool_set_hash, body, called_tools, blocked_calls, withheld_calls, mediation_ms,
+        upstream_ms, outcome_class)
     ), links AS (
       INSERT INTO receipt_links (id, gateway, seq, received_at, hash)
       SELECT u.id, $1, u.seq, u.received_at, u.hash FROM u
@@ -324,6 +334,12 @@ function insertStatement(
       FROM ROWS FROM (unnest($21::text[]), unnest($22::text[]), unnest($23::text[]),
         unnest($24::text[]), unnest($25::timestamptz[]))
         AS t(receipt_id, role, tool_call_id, action_id, received_at)
+    ), stats AS (
+      INSERT INTO receipt_stats (id, received_at, outcome_class, mediation_ms, upstream_ms,
+        called_tools, blocked_calls, withheld_calls)
+      SELECT u.id, u.received_at, u.outcome_class, u.mediation_ms, u.upstream_ms,
+        u.called_tools::text[], u.blocked_calls::text[], u.withheld_calls::text[]
+      FROM u
     )
     INSERT INTO receipts (id, gateway, seq, received_at, surface, model, stream, status, outcome,
       identity_human, identity_service, identity_session, binding, tools, rules, policies,

@@ -6,6 +6,7 @@ import { useSession, useWhoami } from '../shared/auth/session.tsx';
 import { ErrorState, Loading } from '../shared/ui/states.tsx';
 
 const NAV = [
+  { to: '/', label: 'Overview', end: true },
   { to: '/policies', label: 'Policies' },
   { to: '/receipts', label: 'Receipts' },
   { to: '/approvals', label: 'Approvals' },
@@ -39,7 +40,7 @@ export function Layout() {
           <ul>
             {NAV.map((item) => (
               <li key={item.to}>
-                <NavLink to={item.to}>
+                <NavLink to={item.to} end={'end' in item}>
                   {item.label}
                   {item.to === '/approvals' ? <PendingApprovalsBadge /> : null}
                 </NavLink>

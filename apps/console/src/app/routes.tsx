@@ -1,11 +1,16 @@
 import { lazy } from 'react';
-import { createBrowserRouter, Navigate, type RouteObject, useRouteError } from 'react-router';
+import { createBrowserRouter, type RouteObject, useRouteError } from 'react-router';
 import { SignInPage } from '../features/auth/components/sign-in-page.tsx';
 import { Empty, ErrorState } from '../shared/ui/states.tsx';
 import { Layout } from './layout.tsx';
 
 // Every page is its own chunk: the initial bundle is the shell, and the editor and diff
 // (CodeMirror) load only on the pages that use them.
+const OverviewPage = lazy(() =>
+  import('../features/overview/components/overview-page.tsx').then((m) => ({
+    default: m.OverviewPage,
+  })),
+);
 const PoliciesPage = lazy(() =>
   import('../features/policies/components/policies-page.tsx').then((m) => ({
     default: m.PoliciesPage,
@@ -86,7 +91,7 @@ export const routes: RouteObject[] = [
     element: <Layout />,
     errorElement: <RouteError />,
     children: [
-      { index: true, element: <Navigate to="/policies" replace /> },
+      { index: true, element: <OverviewPage /> },
       { path: 'policies', element: <PoliciesPage /> },
       { path: 'policies/new', element: <NewPolicyPage /> },
       { path: 'policies/:name', element: <PolicyPage /> },

@@ -2,6 +2,7 @@ import type { RouteDef } from '../route.ts';
 import { auditRouteTable } from './audit.ts';
 import { identityRouteTable } from './identities.ts';
 import { mcpServerRouteTable } from './mcp-servers.ts';
+import { overviewRouteTable } from './overview.ts';
 import { policyRouteTable } from './policies.ts';
 import { receiptRouteTable } from './receipts.ts';
 import { resourceRouteTable } from './resources.ts';
@@ -23,6 +24,7 @@ export const ROUTES = {
   ...prefixed('tokens', identityRouteTable),
   ...prefixed('sync', syncRouteTable),
   ...prefixed('receipts', receiptRouteTable),
+  ...prefixed('overview', overviewRouteTable),
   ...prefixed('audit', auditRouteTable),
 };
 export type Routes = typeof ROUTES;

@@ -14,7 +14,7 @@ export function SignInPage() {
   const [token, setToken] = useState('');
   const [error, setError] = useState<string>();
   const [checking, setChecking] = useState(false);
-  const from = (location.state as { from?: string } | null)?.from ?? '/policies';
+  const from = (location.state as { from?: string } | null)?.from ?? '/';
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
