@@ -73,6 +73,8 @@ const EXPECTED_ACCESS: Record<RouteName, string> = {
   'sync.bundle': 'operator gateway(own)',
   'receipts.ingest': 'gateway(own)',
   'receipts.list': 'operator auditor',
+  'receipts.count': 'operator auditor',
+  'receipts.values': 'operator auditor',
   'receipts.get': 'operator auditor',
   'receipts.toolLinks': 'operator auditor',
   'receipts.verify': 'operator auditor',
