@@ -234,6 +234,7 @@ function paramsFor(name: RouteName): Record<string, unknown> {
     tokenId: victimTokenId,
     id: 'matrix-receipt',
     hash: SCHEMA_HASH,
+    field: 'gateway',
   };
 }
 
