@@ -65,20 +65,20 @@ export class ReceiptQueryService {
 /** The list filters of a query, as the repository takes them (no order, no position). */
 function filterOf(query: ReceiptFilterQuery): ReceiptFilter {
   return {
-      ...(query.gateway !== undefined ? { gateway: query.gateway } : {}),
-      ...(query.identity !== undefined ? { identity: query.identity } : {}),
-      ...(query.tool !== undefined ? { tool: query.tool } : {}),
-      ...(query.toolContains !== undefined ? { toolContains: query.toolContains } : {}),
-      ...(query.rule !== undefined
-        ? query.rule.includes('/')
-          ? { qualifiedRule: query.rule }
-          : { ruleId: query.rule }
-        : {}),
-      ...(query.policy !== undefined ? { policy: query.policy } : {}),
-      ...(query.outcome !== undefined ? { outcome: query.outcome } : {}),
-      ...(query.surface !== undefined ? { surface: query.surface } : {}),
-      ...(query.since !== undefined ? { since: query.since } : {}),
-      ...(query.until !== undefined ? { until: query.until } : {}),
+    ...(query.gateway !== undefined ? { gateway: query.gateway } : {}),
+    ...(query.identity !== undefined ? { identity: query.identity } : {}),
+    ...(query.tool !== undefined ? { tool: query.tool } : {}),
+    ...(query.toolContains !== undefined ? { toolContains: query.toolContains } : {}),
+    ...(query.rule !== undefined
+      ? query.rule.includes('/')
+        ? { qualifiedRule: query.rule }
+        : { ruleId: query.rule }
+      : {}),
+    ...(query.policy !== undefined ? { policy: query.policy } : {}),
+    ...(query.outcome !== undefined ? { outcome: query.outcome } : {}),
+    ...(query.surface !== undefined ? { surface: query.surface } : {}),
+    ...(query.since !== undefined ? { since: query.since } : {}),
+    ...(query.until !== undefined ? { until: query.until } : {}),
   };
 }
 
@@ -158,7 +158,9 @@ function decodeContinue(
     };
     if ((parsed.o ?? 'newest') !== order) {
       // A page in the other order would skip or repeat rows.
-      throw new BadRequestError(`continue: the token was issued for order=${String(parsed.o ?? 'newest')}`);
+      throw new BadRequestError(
+        `continue: the token was issued for order=${String(parsed.o ?? 'newest')}`,
+      );
     }
     if (
       typeof parsed.t === 'string' &&

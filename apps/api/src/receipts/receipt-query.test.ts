@@ -262,7 +262,9 @@ describe('receipt queries', () => {
   });
 
   it('filters by a tool-name substring, case-insensitively, wildcards taken literally', async () => {
-    const expected = newestFirst(stored.filter((r) => toolNames(r).some((t) => t.includes('pull'))));
+    const expected = newestFirst(
+      stored.filter((r) => toolNames(r).some((t) => t.includes('pull'))),
+    );
     expect(expected.length).toBeGreaterThan(4);
     expect((await allPages({ toolContains: 'PuLL' }, 4)).map((i) => i.id)).toEqual(expected);
     expect(await allPages({ toolContains: '%' })).toEqual([]);
@@ -299,7 +301,10 @@ describe('receipt queries', () => {
   });
 
   it('suggests filter values from resources, revisions and recent receipts', async () => {
-    const values = async (field: 'gateway' | 'identity' | 'policy' | 'rule' | 'tool', contains?: string) =>
+    const values = async (
+      field: 'gateway' | 'identity' | 'policy' | 'rule' | 'tool',
+      contains?: string,
+    ) =>
       (
         await call(auditor, 'receipts.values', {
           params: { field },

@@ -34,9 +34,15 @@ function RawJson(props: { value: unknown; name: string }) {
   return (
     <div id="raw-json">
       <CopyButton text={text} label="Copy JSON" />
-      <pre className="raw-json" tabIndex={0} aria-label={`${props.name} as JSON`}>
-        {text}
-      </pre>
+      {/* A read-only text area: focusable and scrollable by keyboard, selectable, labelled. */}
+      <textarea
+        className="raw-json"
+        readOnly
+        value={text}
+        rows={24}
+        spellCheck={false}
+        aria-label={`${props.name} as JSON`}
+      />
     </div>
   );
 }

@@ -139,7 +139,10 @@ export function ReceiptsTable(props: {
 
   return (
     <div className="virtual-scroller" ref={scroller} tabIndex={-1}>
-      <table className="table table-fixed" aria-rowcount={hasMore ? -1 : rows.length + 1}>
+      <table
+        className="table table-fixed receipts-table"
+        aria-rowcount={hasMore ? -1 : rows.length + 1}
+      >
         <caption className="sr-only">
           Receipts, {props.order === 'oldest' ? 'oldest' : 'newest'} first
         </caption>
@@ -148,7 +151,7 @@ export function ReceiptsTable(props: {
           <col style={{ width: '9rem' }} />
           <col style={{ width: '9rem' }} />
           <col style={{ width: '10rem' }} />
-          <col style={{ width: '22rem' }} />
+          <col />
           <col style={{ width: '12rem' }} />
           <col style={{ width: '9rem' }} />
         </colgroup>
