@@ -40,11 +40,29 @@ async function open(viewport: { width: number; height: number }) {
   return { page, errors: collectPageErrors(page) };
 }
 
-/** The page scrolls sideways as a whole (a table scrolling inside its own box is fine). */
-async function scrollsSideways(page: Page): Promise<boolean> {
-  return page.evaluate(
-    () => document.documentElement.scrollWidth > document.documentElement.clientWidth + 1,
-  );
+/**
+ * What of the page's own content runs past the viewport's right edge (so makes the page scroll
+ * sideways): elements inside `main` that no scrolling or clipping box of theirs contains. A table
+ * scrolling inside its own box is fine. The top bar is left out: the responsive nav is another
+ * item of #22.
+ */
+async function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const main = document.querySelector('main');
+    if (!main) return ['no main element'];
+    const clipped = (el: Element): boolean => {
+      for (let up = el.parentElement; up && up !== main.parentElement; up = up.parentElement) {
+        const overflowX = getComputedStyle(up).overflowX;
+        if (overflowX !== 'visible' && up.getBoundingClientRect().right <= width + 1) return true;
+      }
+      return false;
+    };
+    return Array.from(main.querySelectorAll('*'))
+      .filter((el) => el.getBoundingClientRect().right > width + 1 && !clipped(el))
+      .map((el) => `${el.tagName.toLowerCase()}.${el.className}`)
+      .slice(0, 10);
+  });
 }
 
 /** 12 receipts of gateway `edge-r`, an hour apart; some call `create_pull_request` (hidden). */
@@ -114,7 +132,7 @@ describe('the receipts pages', () => {
       expect(await page.getByRole('row').nth(1).locator('time').textContent()).toMatch(
         /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/,
       );
-      expect(await scrollsSideways(page)).toBe(false);
+      expect((await overflowing(page)).join(' ')).toBe('');
       await expectAccessible(page, `receipts (${viewport.name})`);
       await screenshot(page, `41-receipts-${viewport.name}`);
 
@@ -124,8 +142,10 @@ describe('the receipts pages', () => {
       await page.getByText('12 receipts match').waitFor();
       await page.getByLabel('Sort').selectOption('oldest');
       await page.waitForURL(/order=oldest/);
-      expect(await page.getByRole('row').nth(1).locator('a').getAttribute('href')).toBe(
-        '/receipts/rcpt-e2e-00',
+      await page.waitForFunction(
+        () =>
+          document.querySelector('.receipt-row a')?.getAttribute('href') ===
+          '/receipts/rcpt-e2e-00',
       );
 
       // Export the filtered list as CSV: every matching row, the blocked tool in its column.
@@ -149,7 +169,7 @@ describe('the receipts pages', () => {
       await page.getByRole('button', { name: 'Last hour' }).click();
       await page.getByText('No receipts match').waitFor();
       await screenshot(page, `42-receipts-no-match-${viewport.name}`);
-      expect(await scrollsSideways(page)).toBe(false);
+      expect((await overflowing(page)).join(' ')).toBe('');
 
       // Suggestions for the gateway picker come from the API.
       await page.getByRole('button', { name: 'Clear filters' }).click();
@@ -171,7 +191,7 @@ describe('the receipts pages', () => {
       await page.getByRole('button', { name: 'Show JSON' }).click();
       const json = await page.getByLabel('Receipt rcpt-e2e-10 as JSON').inputValue();
       expect(JSON.parse(json)).toMatchObject({ id: 'rcpt-e2e-10', gateway: 'edge-r' });
-      expect(await scrollsSideways(page)).toBe(false);
+      expect((await overflowing(page)).join(' ')).toBe('');
       await expectAccessible(page, `receipt detail (${viewport.name})`);
       await screenshot(page, `43-receipt-blocked-${viewport.name}`);
 

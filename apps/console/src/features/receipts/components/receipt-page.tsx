@@ -22,7 +22,8 @@ export function ReceiptPage() {
   return (
     <QueryView query={receipt} loadingLabel="Loading receipt…">
       {({ seq, receipt: r }) => (
-        <>
+        // On a phone the tables wrap to the width (styles.css): the page never scrolls sideways.
+        <div className="receipt-detail">
           <PageHeader
             title={`Receipt ${r.id}`}
             subtitle={
@@ -43,7 +44,7 @@ export function ReceiptPage() {
           <ToolResultsSection receipt={r} />
           <ChainSection receipt={r} seq={seq} />
           <RawJsonSection value={r} name={`Receipt ${r.id}`} />
-        </>
+        </div>
       )}
     </QueryView>
   );
