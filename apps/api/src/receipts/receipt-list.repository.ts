@@ -7,8 +7,11 @@ export interface ReceiptFilter {
   gateway?: string;
   identity?: string;
   tool?: string;
-  /** Case-insensitive substring of a tool name (no index: filters the time-ordered walk). */
-  toolContains?: string;
+  /**
+   * Any of these tool names: a `toolContains` substring resolved to the names that contain it
+   * (`toolNamesContaining`), so the GIN index on `tools` serves it.
+   */
+  toolNames?: string[];
   /** `policy/rule`. */
   qualifiedRule?: string;
   /** A rule id without its policy. */
@@ -191,6 +194,20 @@ export class ReceiptListRepository {
   }
 
   /**
+   * Tool names of stored receipts containing `needle` (any case), at most `limit`: from the
+   * names table (one row per distinct name), not from the receipts. `strpos`, not `LIKE`: the
+   * user's `%` and `_` are characters to find, not wildcards.
+   */
+  async toolNamesContaining(needle: string, limit: number): Promise<string[]> {
+    const rows = await this.prisma.client.$queryRaw<Array<{ name: string }>>`
+      SELECT name FROM receipt_tool_names
+      WHERE strpos(lower(name), ${needle.toLowerCase()}) > 0
+      ORDER BY name
+      LIMIT ${limit}`;
+    return rows.map((row) => row.name);
+  }
+
+  /**
    * How many receipts match, counting at most `cap` + 1 (so "more than cap" is known without
    * counting them all): the matches are read through the same indexes a page uses, and the
    * count stops at the cap.
@@ -257,7 +274,8 @@ function estimateMatches(
   stats: TableStats,
   filter: ReceiptFilter,
 ): { rows: number; rare: boolean } | undefined {
-  if (filter.ruleId !== undefined) return undefined;
+  // A bare rule id and a set of tool names have no single element to look up.
+  if (filter.ruleId !== undefined || filter.toolNames !== undefined) return undefined;
   let rows = Number.POSITIVE_INFINITY;
   let rare = false;
   for (const [column, element] of [
@@ -301,14 +319,6 @@ function scalarConditions(filter: ReceiptFilter): Prisma.Sql[] {
         : Prisma.sql`(received_at, id) < (${receivedAt}::timestamptz, ${id})`,
     );
   }
-  if (filter.toolContains !== undefined) {
-    // strpos, not LIKE: the user's `%` and `_` are characters to find, not wildcards.
-    const needle = filter.toolContains.toLowerCase();
-    conditions.push(
-      Prisma.sql`EXISTS (SELECT 1 FROM unnest(tools) AS tool(name)
-        WHERE strpos(lower(tool.name), ${needle}) > 0)`,
-    );
-  }
   return conditions;
 }
 
@@ -316,6 +326,9 @@ function arrayConditions(filter: ReceiptFilter): Prisma.Sql[] {
   const conditions: Prisma.Sql[] = [];
   if (filter.tool !== undefined) {
     conditions.push(Prisma.sql`tools @> ARRAY[${filter.tool}::text]`);
+  }
+  if (filter.toolNames !== undefined) {
+    conditions.push(Prisma.sql`tools && ${filter.toolNames}::text[]`);
   }
   if (filter.policy !== undefined) {
     conditions.push(Prisma.sql`policies @> ARRAY[${filter.policy}::text]`);

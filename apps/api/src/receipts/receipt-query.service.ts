@@ -16,6 +16,11 @@ import {
 import { ReceiptsRepository } from './receipts.repository.ts';
 
 const DEFAULT_LIMIT = 50;
+/**
+ * Most tool names one `toolContains` may stand for: each is a key the GIN index looks up. A
+ * substring in more names than this is too vague to search by (the message says so).
+ */
+export const MAX_TOOL_CONTAINS_NAMES = 500;
 
 /**
  * Receipt history for auditors and the console: filters, newest first, keyset paging on
@@ -35,7 +40,7 @@ export class ReceiptQueryService {
     const limit = query.limit ?? DEFAULT_LIMIT;
     const order = query.order ?? 'newest';
     const filter: ReceiptFilter = {
-      ...filterOf(query),
+      ...(await this.filterOf(query)),
       order,
       ...(query.continue !== undefined ? { before: decodeContinue(query.continue, order) } : {}),
     };
@@ -51,8 +56,24 @@ export class ReceiptQueryService {
     };
   }
 
-  count(query: ReceiptFilterQuery): Promise<{ count: number; capped: boolean }> {
-    return this.lists.count(filterOf(query), RECEIPT_COUNT_CAP);
+  async count(query: ReceiptFilterQuery): Promise<{ count: number; capped: boolean }> {
+    return this.lists.count(await this.filterOf(query), RECEIPT_COUNT_CAP);
+  }
+
+  /** The list filters of a query, `toolContains` resolved to the tool names it matches. */
+  private async filterOf(query: ReceiptFilterQuery): Promise<ReceiptFilter> {
+    const filter = filterOf(query);
+    if (query.toolContains === undefined) return filter;
+    const names = await this.lists.toolNamesContaining(
+      query.toolContains,
+      MAX_TOOL_CONTAINS_NAMES + 1,
+    );
+    if (names.length > MAX_TOOL_CONTAINS_NAMES) {
+      throw new BadRequestError(
+        `toolContains: "${query.toolContains}" is in more than ${MAX_TOOL_CONTAINS_NAMES} tool names; type more of the name`,
+      );
+    }
+    return { ...filter, toolNames: names };
   }
 
   async get(id: string): Promise<{ seq: string; receipt: Receipt }> {
@@ -68,7 +89,6 @@ function filterOf(query: ReceiptFilterQuery): ReceiptFilter {
     ...(query.gateway !== undefined ? { gateway: query.gateway } : {}),
     ...(query.identity !== undefined ? { identity: query.identity } : {}),
     ...(query.tool !== undefined ? { tool: query.tool } : {}),
-    ...(query.toolContains !== undefined ? { toolContains: query.toolContains } : {}),
     ...(query.rule !== undefined
       ? query.rule.includes('/')
         ? { qualifiedRule: query.rule }

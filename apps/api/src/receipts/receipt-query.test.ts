@@ -6,9 +6,11 @@ import {
 } from '@toolgate/contract';
 import { ingestBatchOf, type Receipt } from '@toolgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '../database/prisma.service.ts';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
 import { chainOf, FIXTURE_POLICIES, fixtureReceiptBody } from './receipt-fixtures.ts';
 import { type ReceiptFilter, ReceiptListRepository } from './receipt-list.repository.ts';
+import { MAX_TOOL_CONTAINS_NAMES } from './receipt-query.service.ts';
 import { call, registerGateway } from './receipts-testing.ts';
 
 let api: TestApi;
@@ -276,6 +278,21 @@ describe('receipt queries', () => {
       { token: api.operatorToken },
     );
     expect(tooLong.status).toBe(400);
+  });
+
+  it('refuses a substring in too many tool names, naming the field', async () => {
+    const names = Array.from({ length: MAX_TOOL_CONTAINS_NAMES + 1 }, (_, i) => `vague_${i}`);
+    const prisma = api.app.get(PrismaService).client;
+    await prisma.$executeRaw`INSERT INTO receipt_tool_names (name) SELECT unnest(${names}::text[])`;
+    try {
+      const response = await api.fetch('/apis/toolgate.dev/v1/receipts?toolContains=vague', {
+        token: api.operatorToken,
+      });
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain('toolContains');
+    } finally {
+      await prisma.$executeRaw`DELETE FROM receipt_tool_names WHERE name LIKE 'vague%'`;
+    }
   });
 
   it('counts the matches of the list filters, and stops at the cap', async () => {

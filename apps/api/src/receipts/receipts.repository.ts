@@ -324,6 +324,11 @@ function insertStatement(
       FROM ROWS FROM (unnest($21::text[]), unnest($22::text[]), unnest($23::text[]),
         unnest($24::text[]), unnest($25::timestamptz[]))
         AS t(receipt_id, role, tool_call_id, action_id, received_at)
+    ), tool_names AS (
+      -- Sorted, so concurrent batches take the name rows' locks in one order.
+      INSERT INTO receipt_tool_names (name)
+      SELECT DISTINCT name FROM u, unnest(u.tools::text[]) AS name ORDER BY name
+      ON CONFLICT DO NOTHING
     )
     INSERT INTO receipts (id, gateway, seq, received_at, surface, model, stream, status, outcome,
       identity_human, identity_service, identity_session, binding, tools, rules, policies,

@@ -147,7 +147,7 @@ export function ReceiptsTable(props: {
           Receipts, {props.order === 'oldest' ? 'oldest' : 'newest'} first
         </caption>
         <colgroup>
-          <col style={{ width: '10.5rem' }} />
+          <col style={{ width: '12.75rem' }} />
           <col style={{ width: '9rem' }} />
           <col style={{ width: '9rem' }} />
           <col style={{ width: '10rem' }} />
