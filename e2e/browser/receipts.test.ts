@@ -32,10 +32,7 @@ let stack: ConsoleStack;
 let browser: Browser;
 
 async function open(viewport: { width: number; height: number }) {
-  const context = await browser.newContext({ viewport, acceptDownloads: true });
-  await context.addInitScript({
-    content: `sessionStorage.setItem('toolgate.token', ${JSON.stringify(stack.api.operatorToken)});`,
-  });
+  const context = await signedInContext(browser, stack.api.operatorToken, { viewport });
   const page = await context.newPage();
   return { page, errors: collectPageErrors(page) };
 }
@@ -47,11 +44,11 @@ async function open(viewport: { width: number; height: number }) {
  * item of #22.
  */
 async function overflowing(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
+  return page.evaluate<string[]>(`(() => {
     const width = document.documentElement.clientWidth;
     const main = document.querySelector('main');
     if (!main) return ['no main element'];
-    const clipped = (el: Element): boolean => {
+    const clipped = (el) => {
       for (let up = el.parentElement; up && up !== main.parentElement; up = up.parentElement) {
         const overflowX = getComputedStyle(up).overflowX;
         if (overflowX !== 'visible' && up.getBoundingClientRect().right <= width + 1) return true;
@@ -60,9 +57,9 @@ async function overflowing(page: Page): Promise<string[]> {
     };
     return Array.from(main.querySelectorAll('*'))
       .filter((el) => el.getBoundingClientRect().right > width + 1 && !clipped(el))
-      .map((el) => `${el.tagName.toLowerCase()}.${el.className}`)
+      .map((el) => el.tagName.toLowerCase() + '.' + el.className)
       .slice(0, 10);
-  });
+  })()`);
 }
 
 /** 12 receipts of gateway `edge-r`, an hour apart; some call `create_pull_request` (hidden). */
@@ -142,11 +139,11 @@ describe('the receipts pages', () => {
       await page.getByText('12 receipts match').waitFor();
       await page.getByLabel('Sort').selectOption('oldest');
       await page.waitForURL(/order=oldest/);
-      await page.waitForFunction(
-        () =>
-          document.querySelector('.receipt-row a')?.getAttribute('href') ===
-          '/receipts/rcpt-e2e-00',
-      );
+      await page
+        .locator('.receipt-row')
+        .first()
+        .locator('a[href="/receipts/rcpt-e2e-00"]')
+        .waitFor();
 
       // Export the filtered list as CSV: every matching row, the blocked tool in its column.
       const [download] = await Promise.all([

@@ -13,8 +13,8 @@ export const RECENT_RECEIPTS = 5000;
 /**
  * Values the console's filter pickers suggest, each source bounded: the named resources, every
  * revision's rules (revisions are few and kept forever, so a deleted rule is still findable), and
- * the newest {@link RECENT_RECEIPTS} receipts for what only receipts know (header identities,
- * tool names). Sorted, at most {@link MAX_RECEIPT_VALUES}.
+ * every tool name ever stored (`receipt_tool_names`), and the newest {@link RECENT_RECEIPTS}
+ * receipts for what only receipts know (identities from headers). Sorted, at most {@link MAX_RECEIPT_VALUES}.
  */
 @Injectable()
 export class ReceiptValuesRepository {
@@ -60,6 +60,6 @@ function sourceOf(field: ReceiptValueField): Prisma.Sql {
       return Prisma.sql`SELECT name FROM resources WHERE kind = 'Identity'
         UNION ALL ${recent(Prisma.sql`unnest(ARRAY[identity_human, identity_service])`)}`;
     case 'tool':
-      return recent(Prisma.sql`unnest(tools)`);
+      return Prisma.sql`SELECT name FROM receipt_tool_names`;
   }
 }

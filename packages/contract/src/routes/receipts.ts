@@ -99,7 +99,7 @@ export const ReceiptSummary = z.object({
 });
 export type ReceiptSummary = z.infer<typeof ReceiptSummary>;
 
-/** Longest `toolContains` substring: tool names are short, and the match is a scan. */
+/** Longest `toolContains` substring (and suggestions' `contains`): tool names are short. */
 export const MAX_TOOL_CONTAINS = 64;
 
 /** The filters of a receipt list (what count and export take too). */
@@ -111,8 +111,9 @@ export const ReceiptFilterQuery = z
     /** Exact tool name (offered or called). */
     tool: z.string().max(256).optional(),
     /**
-     * Case-insensitive substring of a tool name (offered or called). No index serves it: it
-     * filters the time-ordered walk, so narrow the time range on a large table.
+     * Case-insensitive substring of a tool name (offered or called), taken literally (`%`, `_`
+     * are characters). Resolved to the stored tool names containing it, then read through the
+     * tools index; a substring in more than 500 names is refused as too vague (400).
      */
     toolContains: z.string().min(1).max(MAX_TOOL_CONTAINS).optional(),
     /** `policy/rule` or just the rule id. */

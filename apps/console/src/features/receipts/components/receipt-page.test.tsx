@@ -67,11 +67,14 @@ describe('receipt page headline and tools', () => {
   });
 
   it('headlines a call waiting on approval as withheld', async () => {
-    const call = { ...BLOCKED.response?.tool_calls[0], name: 'send_email' };
+    const [blocked] = BLOCKED.response?.tool_calls ?? [];
+    if (!blocked) throw new Error('fixture has a call');
     renderReceipt({
       ...BLOCKED,
       response: {
-        tool_calls: [{ ...(call as never), policy_state: 'deferred', reason: 'rule:mail' }],
+        tool_calls: [
+          { ...blocked, name: 'send_email', policy_state: 'deferred', reason: 'rule:mail' },
+        ],
         hosted_tool_events: [],
       },
     });
