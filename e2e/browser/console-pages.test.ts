@@ -156,18 +156,18 @@ afterAll(async () => {
 describe('console pages on real data', () => {
   it('filters receipts by tool, opens one and shows the schema diff of the changed tool', async () => {
     await page.goto(`${stack.console.url}/receipts`);
-    await page.getByText('4 receipts loaded').waitFor();
+    await page.getByText('4 receipts in total').waitFor();
     await expectAccessible(page, 'receipts');
     await screenshot(page, '11-receipts');
 
-    await page.getByLabel('Tool').fill('create_pull_request');
+    await page.getByLabel('Tool (exact)').fill('create_pull_request');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.waitForURL(/tool=create_pull_request/);
-    await page.getByText('3 receipts loaded').waitFor();
+    await page.getByText('3 receipts match').waitFor();
     // The filtered view is a URL one can share: a fresh load shows the same rows.
     await page.reload();
-    await page.getByText('3 receipts loaded').waitFor();
-    expect(await page.getByLabel('Tool').inputValue()).toBe('create_pull_request');
+    await page.getByText('3 receipts match').waitFor();
+    expect(await page.getByLabel('Tool (exact)').inputValue()).toBe('create_pull_request');
     await screenshot(page, '12-receipts-filtered');
 
     await page.locator('.receipt-row a').first().click();

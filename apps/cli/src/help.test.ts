@@ -16,7 +16,15 @@ const COMMANDS: Array<{ path: string[]; mentions: string[] }> = [
   { path: ['receipts'], mentions: ['list', 'verify'] },
   {
     path: ['receipts', 'list'],
-    mentions: ['--surface <surface>', 'mcp', '--outcome', '--output', 'Exit codes'],
+    mentions: [
+      '--surface <surface>',
+      'mcp',
+      '--outcome',
+      '--tool-contains',
+      '--order',
+      '--output',
+      'Exit codes',
+    ],
   },
   { path: ['receipts', 'verify'], mentions: ['--gateway', 'prev_hash', 'Exit codes'] },
   { path: ['gateways'], mentions: ['quarantine'] },

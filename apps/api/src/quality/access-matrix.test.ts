@@ -73,6 +73,8 @@ const EXPECTED_ACCESS: Record<RouteName, string> = {
   'sync.bundle': 'operator gateway(own)',
   'receipts.ingest': 'gateway(own)',
   'receipts.list': 'operator auditor',
+  'receipts.count': 'operator auditor',
+  'receipts.values': 'operator auditor',
   'receipts.get': 'operator auditor',
   'receipts.toolLinks': 'operator auditor',
   'receipts.verify': 'operator auditor',
@@ -233,6 +235,7 @@ function paramsFor(name: RouteName): Record<string, unknown> {
     tokenId: victimTokenId,
     id: 'matrix-receipt',
     hash: SCHEMA_HASH,
+    field: 'gateway',
   };
 }
 

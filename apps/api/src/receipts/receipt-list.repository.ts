@@ -7,6 +7,11 @@ export interface ReceiptFilter {
   gateway?: string;
   identity?: string;
   tool?: string;
+  /**
+   * Any of these tool names: a `toolContains` substring resolved to the names that contain it
+   * (`toolNamesContaining`), so the GIN index on `tools` serves it.
+   */
+  toolNames?: string[];
   /** `policy/rule`. */
   qualifiedRule?: string;
   /** A rule id without its policy. */
@@ -16,7 +21,12 @@ export interface ReceiptFilter {
   surface?: string;
   since?: string;
   until?: string;
-  /** Keyset position: strictly older than this (received_at, id). */
+  /** `newest` first (default) or `oldest` first. */
+  order?: 'newest' | 'oldest';
+  /**
+   * Keyset position: strictly past this (received_at, id) in the list's order (older for
+   * newest first, newer for oldest first).
+   */
   before?: { receivedAt: string; id: string };
 }
 
@@ -111,11 +121,12 @@ export class ReceiptListRepository {
   ): Promise<ReceiptSummaryRow[]> {
     const scalar = scalarConditions(filter);
     const arrays = arrayConditions(filter);
+    const { dir } = orderOf(filter);
     if (arrays.length === 0) {
       return this.prisma.client.$queryRaw<ReceiptSummaryRow[]>`
         SELECT ${SUMMARY_COLUMNS} FROM receipts
         WHERE ${and(scalar)}
-        ORDER BY received_at DESC, id DESC
+        ORDER BY received_at ${dir}, id ${dir}
         LIMIT ${limit}`;
     }
     if (strategy === 'index') return this.fromIndex(filter, limit);
@@ -135,10 +146,11 @@ export class ReceiptListRepository {
   private fromIndex(filter: ReceiptFilter, limit: number): Promise<ReceiptSummaryRow[]> {
     // Sorting by an expression keeps the planner off the time index, whose order it would
     // otherwise buy with a scan of every newer row.
+    const { dir } = orderOf(filter);
     return this.prisma.client.$queryRaw<ReceiptSummaryRow[]>`
       SELECT ${SUMMARY_COLUMNS} FROM receipts
       WHERE ${and([...scalarConditions(filter), ...arrayConditions(filter)])}
-      ORDER BY received_at + interval '0' DESC, id DESC
+      ORDER BY received_at + interval '0' ${dir}, id ${dir}
       LIMIT ${limit}`;
   }
 
@@ -153,15 +165,16 @@ export class ReceiptListRepository {
     limit: number,
     window: number,
   ): Promise<ReceiptSummaryRow[]> {
+    const { dir, reverse } = orderOf(filter);
     const rows = await this.prisma.client.$queryRaw<ReceiptSummaryRow[]>`
       SELECT ${SUMMARY_COLUMNS} FROM (
         SELECT ${COLUMNS} FROM receipts
         WHERE ${and(scalarConditions(filter))}
-        ORDER BY received_at DESC, id DESC
+        ORDER BY received_at ${dir}, id ${dir}
         LIMIT ${window}
       ) recent
       WHERE ${and(arrayConditions(filter))}
-      ORDER BY received_at DESC, id DESC
+      ORDER BY received_at ${dir}, id ${dir}
       LIMIT ${limit}`;
     if (rows.length >= limit) return rows;
     const [edge] = await this.prisma.client.$queryRaw<
@@ -170,15 +183,63 @@ export class ReceiptListRepository {
       SELECT received_at AS "receivedAt", id, count(*) OVER ()::int AS scanned FROM (
         SELECT received_at, id FROM receipts
         WHERE ${and(scalarConditions(filter))}
-        ORDER BY received_at DESC, id DESC
+        ORDER BY received_at ${dir}, id ${dir}
         LIMIT ${window}
       ) recent
-      ORDER BY received_at, id
+      ORDER BY received_at ${reverse}, id ${reverse}
       LIMIT 1`;
     // The window held everything the filters allow: the page is complete.
     if (!edge || edge.scanned < window) return rows;
     const before = { receivedAt: edge.receivedAt.toISOString(), id: edge.id };
     return [...rows, ...(await this.fromIndex({ ...filter, before }, limit - rows.length))];
+  }
+
+  /**
+   * Tool names of stored receipts containing `needle` (any case), at most `limit`: from the
+   * names table (one row per distinct name), not from the receipts. `strpos`, not `LIKE`: the
+   * user's `%` and `_` are characters to find, not wildcards.
+   */
+  async toolNamesContaining(needle: string, limit: number): Promise<string[]> {
+    const rows = await this.prisma.client.$queryRaw<Array<{ name: string }>>`
+      SELECT name FROM receipt_tool_names
+      WHERE strpos(lower(name), ${needle.toLowerCase()}) > 0
+      ORDER BY name
+      LIMIT ${limit}`;
+    return rows.map((row) => row.name);
+  }
+
+  /**
+   * How many receipts match, counting at most `cap` + 1 (so "more than cap" is known without
+   * counting them all): the matches are read through the same indexes a page uses, and the
+   * count stops at the cap.
+   */
+  async count(filter: ReceiptFilter, cap: number): Promise<{ count: number; capped: boolean }> {
+    const [row] = await this.prisma.client.$queryRaw<Array<{ count: number }>>`
+      SELECT count(*)::int AS count FROM (
+        SELECT 1 FROM receipts
+        WHERE ${and([...scalarConditions(filter), ...arrayConditions(filter)])}
+        LIMIT ${cap + 1}
+      ) matches`;
+    const count = row?.count ?? 0;
+    return { count: Math.min(count, cap), capped: count > cap };
+  }
+
+  /**
+   * The response evidence (`response.tool_calls`, `response.hosted_tool_events`) of the listed
+   * receipts, by id: what a row shows as the tools called. Read for one page's rows only, by
+   * primary key, so the walk never opens a body.
+   */
+  async responsesOf(
+    rows: ReadonlyArray<{ id: string; receivedAt: Date }>,
+  ): Promise<Map<string, unknown>> {
+    if (rows.length === 0) return new Map();
+    const found = await this.prisma.client.$queryRaw<Array<{ id: string; response: unknown }>>`
+      SELECT r.id, r.body -> 'response' AS response
+      FROM receipts r
+      JOIN unnest(${rows.map((row) => row.id)}::text[],
+        ${rows.map((row) => row.receivedAt.toISOString())}::timestamptz[]) AS page(id, received_at)
+        ON r.id = page.id AND r.received_at = page.received_at`;
+    return new Map(found.map((row) => [row.id, row.response]));
   }
 
   /**
@@ -214,7 +275,8 @@ function estimateMatches(
   stats: TableStats,
   filter: ReceiptFilter,
 ): { rows: number; rare: boolean } | undefined {
-  if (filter.ruleId !== undefined) return undefined;
+  // A bare rule id and a set of tool names have no single element to look up.
+  if (filter.ruleId !== undefined || filter.toolNames !== undefined) return undefined;
   let rows = Number.POSITIVE_INFINITY;
   let rare = false;
   for (const [column, element] of [
@@ -252,7 +314,11 @@ function scalarConditions(filter: ReceiptFilter): Prisma.Sql[] {
   }
   if (filter.before !== undefined) {
     const { receivedAt, id } = filter.before;
-    conditions.push(Prisma.sql`(received_at, id) < (${receivedAt}::timestamptz, ${id})`);
+    conditions.push(
+      filter.order === 'oldest'
+        ? Prisma.sql`(received_at, id) > (${receivedAt}::timestamptz, ${id})`
+        : Prisma.sql`(received_at, id) < (${receivedAt}::timestamptz, ${id})`,
+    );
   }
   return conditions;
 }
@@ -261,6 +327,9 @@ function arrayConditions(filter: ReceiptFilter): Prisma.Sql[] {
   const conditions: Prisma.Sql[] = [];
   if (filter.tool !== undefined) {
     conditions.push(Prisma.sql`tools @> ARRAY[${filter.tool}::text]`);
+  }
+  if (filter.toolNames !== undefined) {
+    conditions.push(Prisma.sql`tools && ${filter.toolNames}::text[]`);
   }
   if (filter.policy !== undefined) {
     conditions.push(Prisma.sql`policies @> ARRAY[${filter.policy}::text]`);
@@ -298,6 +367,11 @@ function decidedACall(rules: Prisma.Sql, filter: ReceiptFilter): Prisma.Sql {
   return Prisma.sql`id IN (
     SELECT s.id FROM receipt_stats s
     WHERE (s.blocked_calls && ${rules} OR s.withheld_calls && ${rules}) AND ${and(range)})`;
+}
+
+function orderOf(filter: ReceiptFilter): { dir: Prisma.Sql; reverse: Prisma.Sql } {
+  const oldest = filter.order === 'oldest';
+  return { dir: Prisma.raw(oldest ? 'ASC' : 'DESC'), reverse: Prisma.raw(oldest ? 'DESC' : 'ASC') };
 }
 
 function and(conditions: Prisma.Sql[]): Prisma.Sql {

@@ -6,9 +6,11 @@ import {
 } from '@toolgate/contract';
 import { ingestBatchOf, type Receipt } from '@toolgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PrismaService } from '../database/prisma.service.ts';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
 import { chainOf, FIXTURE_POLICIES, fixtureReceiptBody } from './receipt-fixtures.ts';
 import { type ReceiptFilter, ReceiptListRepository } from './receipt-list.repository.ts';
+import { MAX_TOOL_CONTAINS_NAMES } from './receipt-query.service.ts';
 import { call, registerGateway } from './receipts-testing.ts';
 
 let api: TestApi;
@@ -99,6 +101,8 @@ const toolNames = (r: Receipt) => [
   ...r.tools.map((t) => t.name),
   ...(r.response?.tool_calls.map((c) => c.name) ?? []),
 ];
+/** An `until` just past a receipt (until is exclusive). */
+const nextMs = (r: Receipt) => new Date(Date.parse(r.timestamps.received_at) + 1).toISOString();
 const blocked = (r: Receipt) => r.response?.tool_calls.some((c) => c.policy_state === 'blocked');
 
 describe('receipt queries', () => {
@@ -123,6 +127,8 @@ describe('receipt queries', () => {
       outcome: 'ok',
       identity: { human: 'alice', service: null, session: 'sess-a', binding: 'verified' },
       tools: ['run_tests'],
+      calls: [{ name: 'run_tests', state: 'allowed' }],
+      callCount: 1,
       rules: [],
       policies: ['guardrails', 'annotate'],
       hash: receipt.hash,
@@ -206,6 +212,136 @@ describe('receipt queries', () => {
         expect(next.map((r) => r.id)).toEqual(expected.slice(5, 10));
       }
     }
+  });
+
+  it('lists the tools called with what the policy did, not the offered set', async () => {
+    const withBlockedCall = stored.find((r) => blocked(r)) as Receipt;
+    const { items } = await call(auditor, 'receipts.list', {
+      query: { gateway: withBlockedCall.gateway, until: nextMs(withBlockedCall), limit: 1 },
+    });
+    expect(items[0]?.id).toBe(withBlockedCall.id);
+    expect(items[0]?.calls).toEqual(
+      withBlockedCall.response?.tool_calls.map((c) => ({
+        name: c.name,
+        state: c.policy_state,
+        ...(c.reason !== undefined ? { reason: c.reason } : {}),
+      })),
+    );
+    expect(items[0]?.calls.some((c) => c.state === 'blocked')).toBe(true);
+  });
+
+  const oldestCases = cases.filter(([name]) =>
+    ['gateway', 'tool (request side)', 'rule by bare id', 'filters combined'].includes(name),
+  );
+  it.each(oldestCases)('pages oldest first (%s), across pages', async (_n, query, predicate) => {
+    const expected = newestFirst(stored.filter(predicate)).reverse();
+    const items = await allPages({ ...query, order: 'oldest' }, 4);
+    expect(items.map((i) => i.id)).toEqual(expected);
+  });
+
+  it('gives the same oldest-first pages whichever access path reads them', async () => {
+    const repository = api.app.get(ReceiptListRepository);
+    const expected = newestFirst(stored.filter((r) => toolNames(r).includes('list_issues')));
+    expected.reverse();
+    for (const strategy of ['walk', 'index', 'auto'] as const) {
+      const filter: ReceiptFilter = { tool: 'list_issues', order: 'oldest' };
+      const rows = await repository.list(filter, 5, strategy);
+      expect(rows.map((r) => r.id)).toEqual(expected.slice(0, 5));
+      const last = rows.at(-1) as { receivedAt: Date; id: string };
+      const before = { receivedAt: last.receivedAt.toISOString(), id: last.id };
+      const next = await repository.list({ ...filter, before }, 5, strategy);
+      expect(next.map((r) => r.id)).toEqual(expected.slice(5, 10));
+    }
+  });
+
+  it('refuses a continue token used with the other order', async () => {
+    const first = await call(auditor, 'receipts.list', { query: { limit: 2 } });
+    const token = first.metadata.continue as string;
+    const error = await auditor
+      .call('receipts.list', { query: { order: 'oldest', continue: token } })
+      .catch((e: unknown) => e);
+    expect((error as ApiError).httpStatus).toBe(400);
+  });
+
+  it('filters by a tool-name substring, case-insensitively, wildcards taken literally', async () => {
+    const expected = newestFirst(
+      stored.filter((r) => toolNames(r).some((t) => t.includes('pull'))),
+    );
+    expect(expected.length).toBeGreaterThan(4);
+    expect((await allPages({ toolContains: 'PuLL' }, 4)).map((i) => i.id)).toEqual(expected);
+    expect(await allPages({ toolContains: '%' })).toEqual([]);
+    expect(await allPages({ toolContains: 'read_' })).toHaveLength(
+      stored.filter((r) => toolNames(r).includes('read_file')).length,
+    );
+    const tooLong = await api.fetch(
+      `/apis/toolgate.dev/v1/receipts?toolContains=${'x'.repeat(65)}`,
+      { token: api.operatorToken },
+    );
+    expect(tooLong.status).toBe(400);
+  });
+
+  it('refuses a substring in too many tool names, naming the field', async () => {
+    const names = Array.from({ length: MAX_TOOL_CONTAINS_NAMES + 1 }, (_, i) => `vague_${i}`);
+    const prisma = api.app.get(PrismaService).client;
+    await prisma.$executeRaw`INSERT INTO receipt_tool_names (name) SELECT unnest(${names}::text[])`;
+    try {
+      const response = await api.fetch('/apis/toolgate.dev/v1/receipts?toolContains=vague', {
+        token: api.operatorToken,
+      });
+      expect(response.status).toBe(400);
+      expect(await response.text()).toContain('toolContains');
+    } finally {
+      await prisma.$executeRaw`DELETE FROM receipt_tool_names WHERE name LIKE 'vague%'`;
+    }
+  });
+
+  it('counts the matches of the list filters, and stops at the cap', async () => {
+    expect(await call(auditor, 'receipts.count', {})).toEqual({ count: 120, capped: false });
+    for (const [name, query, predicate] of cases) {
+      const { count } = await call(auditor, 'receipts.count', { query });
+      expect(count, name).toBe(stored.filter(predicate).length);
+    }
+    const repository = api.app.get(ReceiptListRepository);
+    expect(await repository.count({ gateway: 'q1' }, 10)).toEqual({ count: 10, capped: true });
+    expect(await repository.count({ gateway: 'q1' }, 40)).toEqual({ count: 40, capped: false });
+  });
+
+  it('refuses a time range that ends before it starts, naming the field', async () => {
+    for (const route of ['receipts', 'receipt-count']) {
+      const response = await api.fetch(
+        `/apis/toolgate.dev/v1/${route}?since=2026-03-02T00:00:00Z&until=2026-03-01T00:00:00Z`,
+        { token: api.operatorToken },
+      );
+      expect(response.status, route).toBe(400);
+      expect(await response.text()).toContain('since');
+    }
+  });
+
+  it('suggests filter values from resources, revisions and recent receipts', async () => {
+    const values = async (
+      field: 'gateway' | 'identity' | 'policy' | 'rule' | 'tool',
+      contains?: string,
+    ) =>
+      (
+        await call(auditor, 'receipts.values', {
+          params: { field },
+          ...(contains !== undefined ? { query: { contains } } : {}),
+        })
+      ).items;
+    expect(await values('gateway')).toEqual(expect.arrayContaining(['q1', 'q2', 'q3']));
+    expect(await values('policy')).toEqual(['annotate', 'guardrails']);
+    expect(await values('rule')).toEqual([
+      'annotate/search-read-only',
+      'guardrails/hide-deletes',
+      'guardrails/hide-pr-creation',
+    ]);
+    expect(await values('identity')).toEqual(expect.arrayContaining(['alice', 'bob', 'ci-bot']));
+    expect(await values('tool', 'BRANCH')).toEqual(['delete_branch']);
+    expect(await values('rule', 'delete')).toEqual(['guardrails/hide-deletes']);
+    const bad = await api.fetch('/apis/toolgate.dev/v1/receipt-values/model', {
+      token: api.operatorToken,
+    });
+    expect(bad.status).toBe(400);
   });
 
   it('rejects a continue token it did not issue with 400', async () => {

@@ -1,12 +1,21 @@
 import { Body, Controller, Inject, Param, Query } from '@nestjs/common';
-import { ChainVerifyQuery, NameParams, type ReceiptQuery, ROUTES } from '@toolgate/contract';
+import {
+  ChainVerifyQuery,
+  NameParams,
+  type ReceiptFilterQuery,
+  type ReceiptQuery,
+  ROUTES,
+} from '@toolgate/contract';
 import type { z } from 'zod';
 import { Route } from '../common/route.decorator.ts';
 import { ChainVerifyService } from './chain-verify.service.ts';
 import { ReceiptIngestService } from './receipt-ingest.service.ts';
 import { ReceiptQueryService } from './receipt-query.service.ts';
 import { ReceiptToolLinksService } from './receipt-tool-links.service.ts';
+import { ReceiptValuesRepository } from './receipt-values.repository.ts';
 
+type ValuesParams = z.infer<NonNullable<(typeof ROUTES)['receipts.values']['params']>>;
+type ValuesQuery = z.infer<NonNullable<(typeof ROUTES)['receipts.values']['query']>>;
 type IdParams = z.infer<NonNullable<(typeof ROUTES)['receipts.get']['params']>>;
 
 @Controller()
@@ -16,6 +25,7 @@ export class ReceiptsController {
     @Inject(ReceiptQueryService) private readonly queries: ReceiptQueryService,
     @Inject(ChainVerifyService) private readonly chains: ChainVerifyService,
     @Inject(ReceiptToolLinksService) private readonly toolLinks: ReceiptToolLinksService,
+    @Inject(ReceiptValuesRepository) private readonly values: ReceiptValuesRepository,
   ) {}
 
   @Route('receipts.ingest')
@@ -30,6 +40,19 @@ export class ReceiptsController {
   @Route('receipts.list')
   list(@Query({ schema: ROUTES['receipts.list'].query }) query: ReceiptQuery) {
     return this.queries.list(query);
+  }
+
+  @Route('receipts.count')
+  count(@Query({ schema: ROUTES['receipts.count'].query }) query: ReceiptFilterQuery) {
+    return this.queries.count(query);
+  }
+
+  @Route('receipts.values')
+  suggest(
+    @Param({ schema: ROUTES['receipts.values'].params }) params: ValuesParams,
+    @Query({ schema: ROUTES['receipts.values'].query }) query: ValuesQuery,
+  ) {
+    return this.values.values(params.field, query.contains);
   }
 
   @Route('receipts.get')

@@ -7,6 +7,7 @@ import { ReceiptPartitionsService } from './receipt-partitions.service.ts';
 import { ReceiptQueryService } from './receipt-query.service.ts';
 import { ReceiptToolLinksRepository } from './receipt-tool-links.repository.ts';
 import { ReceiptToolLinksService } from './receipt-tool-links.service.ts';
+import { ReceiptValuesRepository } from './receipt-values.repository.ts';
 import { ReceiptsController } from './receipts.controller.ts';
 import { ReceiptsRepository } from './receipts.repository.ts';
 import { SchemaStoreService } from './schema-store.service.ts';
@@ -22,6 +23,7 @@ import { SchemasRepository } from './schemas.repository.ts';
   providers: [
     ReceiptsRepository,
     ReceiptListRepository,
+    ReceiptValuesRepository,
     ChainLinksRepository,
     ReceiptToolLinksRepository,
     SchemasRepository,

@@ -340,6 +340,11 @@ function insertStatement(
       SELECT u.id, u.received_at, u.outcome_class, u.mediation_ms, u.upstream_ms,
         u.called_tools::text[], u.blocked_calls::text[], u.withheld_calls::text[]
       FROM u
+    ), tool_names AS (
+      -- Sorted, so concurrent batches take the name rows' locks in one order.
+      INSERT INTO receipt_tool_names (name)
+      SELECT DISTINCT name FROM u, unnest(u.tools::text[]) AS name ORDER BY name
+      ON CONFLICT DO NOTHING
     )
     INSERT INTO receipts (id, gateway, seq, received_at, surface, model, stream, status, outcome,
       identity_human, identity_service, identity_session, binding, tools, rules, policies,

@@ -13,12 +13,14 @@ interface ListOptions {
   gateway?: string;
   identity?: string;
   tool?: string;
+  toolContains?: string;
   rule?: string;
   policy?: string;
   outcome?: ReceiptQuery['outcome'];
   surface?: ReceiptQuery['surface'];
   since?: string;
   until?: string;
+  order?: 'newest' | 'oldest';
   limit: string;
 }
 
@@ -31,7 +33,7 @@ export function registerReceiptsList(receipts: Command, ctx: CliContext): void {
       .description(
         [
           'Lists receipt summaries newest first: when, gateway, surface (openai-chat,',
-          'anthropic-messages, mcp, …), model, HTTP status, outcome, identity and tools. Filters',
+          'anthropic-messages, mcp, …), model, HTTP status, outcome, identity and the tools called (a blocked or withheld one marked). Filters',
           'combine (all must match). `toolgate receipts list -o json` prints the summaries;',
           'the full receipt is in the console or `GET /apis/toolgate.dev/v1/receipts/{id}`.',
           '',
@@ -41,6 +43,7 @@ export function registerReceiptsList(receipts: Command, ctx: CliContext): void {
       .option('-g, --gateway <name>', 'only receipts of this gateway')
       .option('--identity <name>', 'human, service or session')
       .option('--tool <name>', 'a tool declared or called')
+      .option('--tool-contains <text>', 'a tool whose name contains this (any case)')
       .option('--rule <rule>', 'policy/rule, or a rule id')
       .option('--policy <name>', 'a policy that was applied')
       .addOption(
@@ -57,6 +60,9 @@ export function registerReceiptsList(receipts: Command, ctx: CliContext): void {
       )
       .option('--since <time>', 'received at or after (ISO 8601, with offset)')
       .option('--until <time>', 'received before (ISO 8601, with offset)')
+      .addOption(
+        new Option('--order <order>', 'newest or oldest first').choices(['newest', 'oldest']),
+      )
       .option('--limit <n>', 'at most this many (1–500)', '50')
       .addOption(outputOption())
       .addHelpText(
@@ -67,6 +73,7 @@ export function registerReceiptsList(receipts: Command, ctx: CliContext): void {
           '  toolgate receipts list --surface mcp',
           '  toolgate receipts list --gateway edge-1 --outcome blocked --limit 20',
           '  toolgate receipts list --since 2026-03-01T00:00:00Z -o json',
+          '  toolgate receipts list --tool-contains pull_request --order oldest',
         ].join('\n'),
       ),
   ).action(async (options: ListOptions) => {
@@ -79,6 +86,7 @@ export function registerReceiptsList(receipts: Command, ctx: CliContext): void {
       'gateway',
       'identity',
       'tool',
+      'toolContains',
       'rule',
       'policy',
       'since',
@@ -88,6 +96,7 @@ export function registerReceiptsList(receipts: Command, ctx: CliContext): void {
     }
     if (options.outcome !== undefined) query.outcome = options.outcome;
     if (options.surface !== undefined) query.surface = options.surface;
+    if (options.order !== undefined) query.order = options.order;
     const { client } = await connect(ctx, options);
     const page = await client.call('receipts.list', { query });
     const items = page?.items ?? [];
@@ -100,7 +109,7 @@ export function registerReceiptsList(receipts: Command, ctx: CliContext): void {
 function receiptTable(items: ReadonlyArray<ReceiptSummary>): string {
   const now = new Date();
   return renderTable(
-    ['ID', 'AGE', 'GATEWAY', 'SURFACE', 'MODEL', 'STATUS', 'OUTCOME', 'IDENTITY', 'TOOLS'],
+    ['ID', 'AGE', 'GATEWAY', 'SURFACE', 'MODEL', 'STATUS', 'OUTCOME', 'IDENTITY', 'CALLED'],
     items.map((r) => [
       r.id,
       age(r.receivedAt, now),
@@ -110,7 +119,19 @@ function receiptTable(items: ReadonlyArray<ReceiptSummary>): string {
       String(r.status),
       r.outcome,
       r.identity.human ?? r.identity.service ?? r.identity.session ?? '<anonymous>',
-      r.tools.length === 0 ? '-' : r.tools.join(','),
+      calledText(r),
     ]),
   );
+}
+
+/** The tools called, a withheld one with its state: `read_file,create_pull_request(blocked)`. */
+function calledText(r: ReceiptSummary): string {
+  if (r.callCount === 0) return '-';
+  const names = r.calls.map((c) =>
+    c.state === 'blocked' || c.state === 'deferred'
+      ? `${c.name}(${c.state === 'blocked' ? 'blocked' : 'withheld'})`
+      : c.name,
+  );
+  const more = r.callCount - r.calls.length;
+  return `${names.join(',')}${more > 0 ? `,+${more}` : ''}`;
 }

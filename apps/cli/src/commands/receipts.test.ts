@@ -171,3 +171,42 @@ describe('toolgate receipts verify', () => {
     expect(run.stderr).toContain('hint: pass --token, set TOOLGATE_TOKEN or run `toolgate login`');
   });
 });
+
+describe('toolgate receipts list', () => {
+  beforeAll(async () => {
+    await gatewayWithReceipts('listed-edge', 3, ['read_file', 'create_pull_request']);
+  });
+
+  it('filters by a tool-name substring, sorts oldest first and shows the tools called', async () => {
+    const run = await toolgate(
+      'receipts',
+      'list',
+      '--gateway',
+      'listed-edge',
+      '--tool-contains',
+      'PULL',
+      '--order',
+      'oldest',
+    );
+    expect(run.code).toBe(0);
+    const lines = run.stdout.trim().split('\n');
+    expect(lines[0]?.split(/\s{2,}/).at(-1)).toBe('CALLED');
+    expect(lines.slice(1).map((l) => l.split(/\s{2,}/)[0])).toEqual([
+      'listed-edge-1',
+      'listed-edge-2',
+      'listed-edge-3',
+    ]);
+    expect(lines[1]?.split(/\s{2,}/).at(-1)).toBe('read_file');
+    const none = await toolgate(
+      'receipts',
+      'list',
+      '--gateway',
+      'listed-edge',
+      '--tool-contains',
+      'zzz',
+    );
+    expect(none.stdout).toBe('No receipts found.\n');
+    const bad = await toolgate('receipts', 'list', '--order', 'sideways');
+    expect(bad.code).toBe(2);
+  });
+});

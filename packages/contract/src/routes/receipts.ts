@@ -54,6 +54,23 @@ export const ReceiptStandIn = z
   .strict();
 export type ReceiptStandIn = z.infer<typeof ReceiptStandIn>;
 
+/**
+ * A tool the provider called, as the receipt's response evidence records it: what the list shows
+ * instead of the whole offered tool set. `state` is the call's policy state (`deferred`: withheld
+ * for approval); hosted tools (web search, …) carry theirs (`opaque`: the provider does not say).
+ */
+export const CalledTool = z.object({
+  name: z.string(),
+  state: z.enum(['allowed', 'blocked', 'deferred', 'opaque']),
+  /** Why a call was withheld (`hidden`, `not_declared`, `rule:<id>`, …), when it was. */
+  reason: z.string().optional(),
+  hosted: z.boolean().optional(),
+});
+export type CalledTool = z.infer<typeof CalledTool>;
+
+/** Called tools a list row carries at most (`callCount` has them all). */
+export const MAX_SUMMARY_CALLS = 20;
+
 /** A receipt as listed: the columns queries filter on; the full receipt is one GET away. */
 export const ReceiptSummary = z.object({
   id: z.string(),
@@ -71,19 +88,34 @@ export const ReceiptSummary = z.object({
     session: z.string().nullable(),
     binding: IdentityBinding,
   }),
+  /** Offered tools and called tools, by name (what the `tool` filter matches). */
   tools: z.array(z.string()),
+  /** The tools the provider called, in order, with what the policy did to each (first 20). */
+  calls: z.array(CalledTool),
+  callCount: z.number().int(),
   rules: z.array(z.string()),
   policies: z.array(z.string()),
   hash: z.string(),
 });
 export type ReceiptSummary = z.infer<typeof ReceiptSummary>;
 
-export const ReceiptQuery = z
+/** Longest `toolContains` substring (and suggestions' `contains`): tool names are short. */
+export const MAX_TOOL_CONTAINS = 64;
+
+/** The filters of a receipt list (what count and export take too). */
+export const ReceiptFilterQuery = z
   .object({
     gateway: z.string().max(253).optional(),
     /** Matches human, service or session identity. */
     identity: z.string().max(256).optional(),
+    /** Exact tool name (offered or called). */
     tool: z.string().max(256).optional(),
+    /**
+     * Case-insensitive substring of a tool name (offered or called), taken literally (`%`, `_`
+     * are characters). Resolved to the stored tool names containing it, then read through the
+     * tools index; a substring in more than 500 names is refused as too vague (400).
+     */
+    toolContains: z.string().min(1).max(MAX_TOOL_CONTAINS).optional(),
     /** `policy/rule` or just the rule id. */
     rule: z.string().max(256).optional(),
     policy: z.string().max(253).optional(),
@@ -92,11 +124,44 @@ export const ReceiptQuery = z
     surface: Surface.optional(),
     since: z.iso.datetime({ offset: true }).optional(),
     until: z.iso.datetime({ offset: true }).optional(),
-    limit: decimalInteger(1, 500).optional(),
-    continue: z.string().max(512).optional(),
   })
   .strict();
+export type ReceiptFilterQuery = z.infer<typeof ReceiptFilterQuery>;
+
+/** `since` must not be after `until`: such a range is a mistake, not an empty answer. */
+function rangeInOrder(query: { since?: string | undefined; until?: string | undefined }) {
+  return (
+    query.since === undefined ||
+    query.until === undefined ||
+    Date.parse(query.since) <= Date.parse(query.until)
+  );
+}
+const RANGE_ORDER = { message: 'since must not be after until', path: ['since'] };
+
+export const ReceiptOrder = z.enum(['newest', 'oldest']);
+export type ReceiptOrder = z.infer<typeof ReceiptOrder>;
+
+export const ReceiptQuery = ReceiptFilterQuery.extend({
+  /** `newest` first (the default) or `oldest` first. A continue token keeps its order. */
+  order: ReceiptOrder.optional(),
+  limit: decimalInteger(1, 500).optional(),
+  continue: z.string().max(512).optional(),
+})
+  .strict()
+  .refine(rangeInOrder, RANGE_ORDER);
 export type ReceiptQuery = z.infer<typeof ReceiptQuery>;
+
+/** Counting stops here: past it the console says "1,000+" (a count must stay cheap). */
+export const RECEIPT_COUNT_CAP = 1000;
+
+export const ReceiptCountQuery = ReceiptFilterQuery.strict().refine(rangeInOrder, RANGE_ORDER);
+
+/** Fields the console's pickers suggest values for. */
+export const ReceiptValueField = z.enum(['gateway', 'identity', 'policy', 'rule', 'tool']);
+export type ReceiptValueField = z.infer<typeof ReceiptValueField>;
+
+/** Most suggestions one request returns. */
+export const MAX_RECEIPT_VALUES = 100;
 
 /**
  * What verify found wrong at the first altered receipt:
@@ -243,6 +308,38 @@ export const receiptRouteTable = {
     response: z.object({
       items: z.array(ReceiptSummary),
       metadata: z.object({ continue: z.string().optional() }),
+    }),
+  }),
+  count: route({
+    method: 'GET',
+    path: `${API_PREFIX}/receipt-count`,
+    tag: 'Receipts',
+    summary: `How many receipts match the list filters, exact up to ${RECEIPT_COUNT_CAP} (then capped)`,
+    access: READERS,
+    query: ReceiptCountQuery,
+    response: z.object({
+      count: z.number().int(),
+      /** True when more match than `count` says: counting stopped at the cap. */
+      capped: z.boolean(),
+    }),
+  }),
+  values: route({
+    method: 'GET',
+    path: `${API_PREFIX}/receipt-values/{field}`,
+    tag: 'Receipts',
+    summary: 'Values to suggest for a receipt filter (gateway, identity, policy, rule, tool)',
+    access: READERS,
+    params: z.object({ field: ReceiptValueField }),
+    query: z
+      .object({
+        /** Case-insensitive substring the values contain. */
+        contains: z.string().max(MAX_TOOL_CONTAINS).optional(),
+      })
+      .strict(),
+    response: z.object({
+      items: z.array(z.string()),
+      /** True when there were more than could be returned. */
+      truncated: z.boolean(),
     }),
   }),
   get: route({

@@ -1,28 +1,39 @@
+import type { ReceiptValueField } from '@toolgate/contract';
 import { Surface } from '@toolgate/core';
 import { type FormEvent, useEffect, useState } from 'react';
 import { Field } from '../../../shared/ui/field.tsx';
 import type { ReceiptFilters } from '../api/list-receipts.ts';
+import { SuggestInput } from './suggest-input.tsx';
 
 export const FILTER_KEYS = [
   'since',
   'until',
   'gateway',
   'identity',
+  'toolContains',
   'tool',
   'rule',
   'policy',
   'outcome',
   'surface',
+  'order',
 ] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
 
-const TEXT_FILTERS: Array<{ key: FilterKey; label: string; hint?: string }> = [
+const PICKERS: Array<{ key: FilterKey & ReceiptValueField; label: string; hint?: string }> = [
   { key: 'gateway', label: 'Gateway' },
   { key: 'identity', label: 'Identity', hint: 'human, service or session' },
-  { key: 'tool', label: 'Tool' },
-  { key: 'rule', label: 'Rule', hint: 'rule id or policy/rule' },
   { key: 'policy', label: 'Policy' },
+  { key: 'rule', label: 'Rule', hint: 'rule id or policy/rule' },
+  { key: 'tool', label: 'Tool (exact)' },
 ];
+
+/** Quick ranges: from this long ago until now. */
+export const QUICK_RANGES = [
+  { label: 'Last hour', ms: 3_600_000 },
+  { label: 'Last day', ms: 86_400_000 },
+  { label: 'Last week', ms: 7 * 86_400_000 },
+] as const;
 
 /** `2026-01-02T03:04:05.000Z` → the `datetime-local` value in the browser's zone. */
 function toLocalInput(iso: string | undefined): string {
@@ -39,7 +50,14 @@ function fromLocalInput(value: string): string | undefined {
   return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
 }
 
-/** The URL's filter values as the API query. */
+/** The form's message for a range that ends before it starts (the API refuses it too). */
+export function rangeError(values: Partial<Record<FilterKey, string>>): string | undefined {
+  const { since, until } = values;
+  if (!since || !until) return undefined;
+  return Date.parse(since) > Date.parse(until) ? '“Until” must not be before “From”.' : undefined;
+}
+
+/** The URL's filter values as the API query; a hand-edited value the API would refuse is dropped. */
 export function toReceiptFilters(values: Partial<Record<FilterKey, string>>): ReceiptFilters {
   const filters: ReceiptFilters = {};
   for (const key of FILTER_KEYS) {
@@ -48,11 +66,17 @@ export function toReceiptFilters(values: Partial<Record<FilterKey, string>>): Re
     if (key === 'outcome') {
       if (value === 'ok' || value === 'error' || value === 'blocked') filters.outcome = value;
     } else if (key === 'surface') {
-      // A surface this console does not know would be a 400: the URL may be hand-edited.
       const surface = Surface.safeParse(value);
       if (surface.success) filters.surface = surface.data;
+    } else if (key === 'order') {
+      if (value === 'oldest') filters.order = 'oldest';
+    } else if (key === 'since' || key === 'until') {
+      if (!Number.isNaN(Date.parse(value))) filters[key] = new Date(value).toISOString();
+    } else if (key === 'toolContains') {
+      filters.toolContains = value.slice(0, 64);
     } else filters[key] = value;
   }
+  if (rangeError(filters)) delete filters.until;
   return filters;
 }
 
@@ -60,18 +84,40 @@ export function toReceiptFilters(values: Partial<Record<FilterKey, string>>): Re
 export function ReceiptFiltersForm(props: {
   values: Partial<Record<FilterKey, string>>;
   onApply: (values: Partial<Record<FilterKey, string | undefined>>) => void;
+  now?: () => number;
 }) {
   const [draft, setDraft] = useState(props.values);
   useEffect(() => setDraft(props.values), [props.values]);
   const set = (key: FilterKey, value: string | undefined) =>
     setDraft((d) => ({ ...d, [key]: value }));
+  const invalidRange = rangeError(draft);
+  const apply = (values: Partial<Record<FilterKey, string | undefined>>) =>
+    props.onApply(Object.fromEntries(FILTER_KEYS.map((k) => [k, values[k] || undefined])));
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    props.onApply(Object.fromEntries(FILTER_KEYS.map((k) => [k, draft[k] || undefined])));
+    if (invalidRange) return;
+    apply(draft);
   };
-  const active = FILTER_KEYS.some((k) => props.values[k]);
+  const quickRange = (ms: number) => {
+    const now = (props.now ?? Date.now)();
+    apply({ ...draft, since: new Date(now - ms).toISOString(), until: undefined });
+  };
+  const active = FILTER_KEYS.some((k) => k !== 'order' && props.values[k]);
   return (
-    <form className="filters" onSubmit={submit} aria-label="Receipt filters">
+    <form className="filters" onSubmit={submit} aria-label="Receipt filters" noValidate>
+      <fieldset className="quick-ranges">
+        <legend>Time range</legend>
+        {QUICK_RANGES.map((range) => (
+          <button
+            key={range.label}
+            type="button"
+            className="button button-quiet"
+            onClick={() => quickRange(range.ms)}
+          >
+            {range.label}
+          </button>
+        ))}
+      </fieldset>
       <Field label="From">
         {(control) => (
           <input
@@ -82,7 +128,7 @@ export function ReceiptFiltersForm(props: {
           />
         )}
       </Field>
-      <Field label="Until">
+      <Field label="Until" error={invalidRange}>
         {(control) => (
           <input
             {...control}
@@ -92,15 +138,27 @@ export function ReceiptFiltersForm(props: {
           />
         )}
       </Field>
-      {TEXT_FILTERS.map((filter) => (
-        <Field key={filter.key} label={filter.label}>
+      <Field label="Tool name contains">
+        {(control) => (
+          <input
+            {...control}
+            type="search"
+            maxLength={64}
+            placeholder="e.g. pull_request"
+            value={draft.toolContains ?? ''}
+            onChange={(e) => set('toolContains', e.target.value)}
+          />
+        )}
+      </Field>
+      {PICKERS.map((picker) => (
+        <Field key={picker.key} label={picker.label}>
           {(control) => (
-            <input
-              {...control}
-              type="search"
-              placeholder={filter.hint ?? ''}
-              value={draft[filter.key] ?? ''}
-              onChange={(e) => set(filter.key, e.target.value)}
+            <SuggestInput
+              field={picker.key}
+              control={control}
+              value={draft[picker.key] ?? ''}
+              onChange={(value) => set(picker.key, value)}
+              {...(picker.hint ? { placeholder: picker.hint } : {})}
             />
           )}
         </Field>
@@ -135,8 +193,22 @@ export function ReceiptFiltersForm(props: {
           </select>
         )}
       </Field>
+      <Field label="Sort">
+        {(control) => (
+          <select
+            {...control}
+            value={props.values.order === 'oldest' ? 'oldest' : 'newest'}
+            onChange={(e) =>
+              props.onApply({ order: e.target.value === 'oldest' ? 'oldest' : undefined })
+            }
+          >
+            <option value="newest">Newest first</option>
+            <option value="oldest">Oldest first</option>
+          </select>
+        )}
+      </Field>
       <div className="filter-actions">
-        <button type="submit" className="button button-primary">
+        <button type="submit" className="button button-primary" disabled={Boolean(invalidRange)}>
           Apply filters
         </button>
         {active ? (
@@ -144,7 +216,11 @@ export function ReceiptFiltersForm(props: {
             type="button"
             className="button button-quiet"
             onClick={() =>
-              props.onApply(Object.fromEntries(FILTER_KEYS.map((k) => [k, undefined])))
+              props.onApply(
+                Object.fromEntries(
+                  FILTER_KEYS.map((k) => [k, k === 'order' ? props.values.order : undefined]),
+                ),
+              )
             }
           >
             Clear

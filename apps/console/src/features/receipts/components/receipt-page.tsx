@@ -6,8 +6,11 @@ import { Empty, Loading, QueryView } from '../../../shared/ui/states.tsx';
 import { useReceipt } from '../api/get-receipt.ts';
 import { useChainVerification } from '../api/verify-chain.ts';
 import { CALL_TONE, CallDecisionCell } from './call-decision.tsx';
+import { CopyButton } from './copy-button.tsx';
 import { IdentityBinding } from './identity-binding.tsx';
 import { McpEvidenceSection } from './mcp-evidence.tsx';
+import { receiptHeadline } from './outcome-headline.ts';
+import { RawJsonSection } from './raw-json.tsx';
 import { SchemaDiff } from './schema-diff.tsx';
 import { toolChanges } from './tool-changes.ts';
 import { CallResultLink, ToolResultsSection } from './tool-results.tsx';
@@ -19,7 +22,8 @@ export function ReceiptPage() {
   return (
     <QueryView query={receipt} loadingLabel="Loading receipt…">
       {({ seq, receipt: r }) => (
-        <>
+        // On a phone the tables wrap to the width (styles.css): the page never scrolls sideways.
+        <div className="receipt-detail">
           <PageHeader
             title={`Receipt ${r.id}`}
             subtitle={
@@ -29,7 +33,9 @@ export function ReceiptPage() {
                 seq {seq} · <Time value={r.timestamps.received_at} />
               </>
             }
+            actions={<CopyButton text={r.id} label="Copy id" />}
           />
+          <Headline receipt={r} />
           <Overview receipt={r} />
           <McpEvidenceSection receipt={r} />
           <MediationSection receipt={r} />
@@ -37,18 +43,30 @@ export function ReceiptPage() {
           <ResponseSection receipt={r} />
           <ToolResultsSection receipt={r} />
           <ChainSection receipt={r} seq={seq} />
-        </>
+          <RawJsonSection value={r} name={`Receipt ${r.id}`} />
+        </div>
       )}
     </QueryView>
   );
 }
 
+/** What happened, first: a blocked call reads "blocked", whatever the provider's status. */
+function Headline({ receipt }: { receipt: Receipt }) {
+  const headline = receiptHeadline(receipt);
+  return (
+    <p className={`outcome-headline outcome-${headline.tone}`} data-testid="outcome-headline">
+      <span className="muted">Outcome </span>
+      <Pill tone={headline.tone}>{headline.text}</Pill>
+    </p>
+  );
+}
+
 function Overview({ receipt: r }: { receipt: Receipt }) {
-  const tone = r.outcome.status >= 400 ? 'bad' : 'good';
+  const tone = r.outcome.status < 200 || r.outcome.status > 299 ? 'bad' : 'neutral';
   return (
     <Section title="Request">
       <dl className="facts">
-        <dt>Outcome</dt>
+        <dt>HTTP status</dt>
         <dd>
           <Pill tone={tone}>{r.outcome.status}</Pill> {r.outcome.error ?? ''}
         </dd>

@@ -4,6 +4,7 @@ import type { ReceiptSummary } from '@toolgate/contract';
 import { useEffect, useMemo, useRef } from 'react';
 import { Link } from 'react-router';
 import { Pill } from '../../../shared/ui/badges.tsx';
+import { outcomeHeadline, reasonText } from './outcome-headline.ts';
 
 const ROW_HEIGHT = 37;
 
@@ -13,7 +14,39 @@ function identityOf(r: ReceiptSummary): string {
   return r.identity.binding === 'verified' ? name : `${name} (${r.identity.binding})`;
 }
 
-const OUTCOME_TONE = { ok: 'good', blocked: 'warn', error: 'bad' } as const;
+/**
+ * The tools the provider called, each withheld one marked with why; the offered set (often
+ * dozens of tools) only on hover, since it says nothing about what happened.
+ */
+function CalledTools({ row }: { row: ReceiptSummary }) {
+  const offered = `offered: ${row.tools.join(', ') || 'none'}`;
+  if (row.callCount === 0) {
+    return (
+      <span className="muted" title={offered}>
+        no calls
+      </span>
+    );
+  }
+  const more = row.callCount - row.calls.length;
+  return (
+    <span title={offered} className="called-tools">
+      {row.calls.map((call, i) => {
+        const key = `${i}:${call.name}`;
+        if (call.state === 'blocked' || call.state === 'deferred') {
+          const why = call.state === 'deferred' ? 'approval pending' : reasonText(call.reason);
+          return (
+            <Pill key={key} tone={call.state === 'blocked' ? 'bad' : 'warn'}>
+              {call.state === 'blocked' ? 'blocked' : 'withheld'} {call.name}
+              {why ? ` (${why})` : ''}
+            </Pill>
+          );
+        }
+        return <code key={key}>{call.name}</code>;
+      })}
+      {more > 0 ? <span className="muted"> +{more} more</span> : null}
+    </span>
+  );
+}
 
 const columns: Array<ColumnDef<ReceiptSummary>> = [
   {
@@ -21,7 +54,7 @@ const columns: Array<ColumnDef<ReceiptSummary>> = [
     header: 'Time',
     cell: ({ row }) => (
       <Link to={`/receipts/${encodeURIComponent(row.original.id)}`} title={row.original.id}>
-        {formatTime(row.original.receivedAt)}
+        <time dateTime={row.original.receivedAt}>{formatTime(row.original.receivedAt)}</time>
       </Link>
     ),
   },
@@ -29,11 +62,9 @@ const columns: Array<ColumnDef<ReceiptSummary>> = [
   { id: 'identity', header: 'Identity', accessorFn: identityOf },
   { id: 'model', header: 'Model', accessorKey: 'model' },
   {
-    id: 'tools',
-    header: 'Tools',
-    cell: ({ row }) => (
-      <span title={row.original.tools.join(', ')}>{row.original.tools.join(', ') || '—'}</span>
-    ),
+    id: 'calls',
+    header: 'Tools called',
+    cell: ({ row }) => <CalledTools row={row.original} />,
   },
   {
     id: 'rules',
@@ -45,24 +76,27 @@ const columns: Array<ColumnDef<ReceiptSummary>> = [
   {
     id: 'outcome',
     header: 'Outcome',
-    cell: ({ row }) => (
-      <Pill tone={OUTCOME_TONE[row.original.outcome]}>
-        {row.original.outcome} {row.original.status}
-      </Pill>
-    ),
+    cell: ({ row }) => {
+      const headline = outcomeHeadline(row.original);
+      return (
+        <Pill tone={headline.tone} title={headline.text}>
+          {headline.short}
+        </Pill>
+      );
+    },
   },
 ];
 
-const timeFormat = new Intl.DateTimeFormat(undefined, {
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
-function formatTime(iso: string): string {
-  return timeFormat.format(new Date(iso));
+/**
+ * `2026-03-01 14:03:22` in the browser's zone: the full time, one fixed width whatever the
+ * locale (a locale's format can run past the column, and sorts badly by eye).
+ */
+export function formatTime(iso: string): string {
+  const date = new Date(iso);
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ${pad(
+    date.getHours(),
+  )}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`;
 }
 
 /**
@@ -74,6 +108,7 @@ export function ReceiptsTable(props: {
   hasMore: boolean;
   loadingMore: boolean;
   loadMore: () => void;
+  order?: 'newest' | 'oldest';
 }) {
   const data = useMemo(() => [...props.rows], [props.rows]);
   const table = useReactTable({
@@ -104,16 +139,21 @@ export function ReceiptsTable(props: {
 
   return (
     <div className="virtual-scroller" ref={scroller} tabIndex={-1}>
-      <table className="table table-fixed" aria-rowcount={hasMore ? -1 : rows.length + 1}>
-        <caption className="sr-only">Receipts, newest first</caption>
+      <table
+        className="table table-fixed receipts-table"
+        aria-rowcount={hasMore ? -1 : rows.length + 1}
+      >
+        <caption className="sr-only">
+          Receipts, {props.order === 'oldest' ? 'oldest' : 'newest'} first
+        </caption>
         <colgroup>
-          <col style={{ width: '12rem' }} />
+          <col style={{ width: '12.75rem' }} />
           <col style={{ width: '9rem' }} />
           <col style={{ width: '9rem' }} />
           <col style={{ width: '10rem' }} />
           <col />
-          <col style={{ width: '14rem' }} />
-          <col style={{ width: '8rem' }} />
+          <col style={{ width: '12rem' }} />
+          <col style={{ width: '9rem' }} />
         </colgroup>
         <thead>
           {table.getHeaderGroups().map((group) => (

@@ -1,0 +1,96 @@
+import { fireEvent, screen } from '@testing-library/react';
+import type { Receipt } from '@toolgate/core';
+import { Route, Routes } from 'react-router';
+import { describe, expect, it, vi } from 'vitest';
+import { renderWithApi } from '../../../test/render.tsx';
+import { ReceiptPage } from './receipt-page.tsx';
+
+const API = '/apis/toolgate.dev/v1';
+const HASH = (c: string) => `sha256:${c.repeat(64)}`;
+
+const BLOCKED: Receipt = {
+  schema: 'toolgate.receipt.v2',
+  id: 'rcpt-blocked',
+  gateway: 'edge-a',
+  surface: 'openai-chat',
+  model: 'gpt-test',
+  stream: false,
+  timestamps: { received_at: '2026-01-05T10:00:00.000Z', completed_at: '2026-01-05T10:00:01.000Z' },
+  latency_ms: { total: 1, mediation: 0.1, upstream: 0.9 },
+  identity: { human: 'alice', binding: 'verified' },
+  bundle: { etag: HASH('e'), policies: [] },
+  outcome: { status: 200 },
+  tools: [],
+  response: {
+    tool_calls: [
+      {
+        id: 'call_0',
+        name: 'create_pull_request',
+        arguments_hash: HASH('a'),
+        action_id: 'act_1',
+        policy_state: 'blocked',
+        reason: 'hidden',
+      },
+    ],
+    hosted_tool_events: [],
+  },
+  redacted_paths: [],
+  prev_hash: null,
+  hash: HASH('f'),
+};
+
+function renderReceipt(receipt: Receipt) {
+  return renderWithApi(
+    <Routes>
+      <Route path="/receipts/:id" element={<ReceiptPage />} />
+    </Routes>,
+    {
+      route: `/receipts/${receipt.id}`,
+      responses: {
+        [`GET ${API}/receipts/${receipt.id}`]: { body: { seq: '7', receipt } },
+        [`GET ${API}/receipts/${receipt.id}/tool-links`]: { body: { items: [] } },
+        [`GET ${API}/gateways/edge-a/receipts/verify`]: {
+          body: { gateway: 'edge-a', valid: true, checked: 7 },
+        },
+      },
+    },
+  );
+}
+
+describe('receipt page headline and tools', () => {
+  it('headlines a blocked call in a 200 answer as blocked, in a bad tone', async () => {
+    renderReceipt(BLOCKED);
+    const headline = await screen.findByTestId('outcome-headline');
+    expect(headline.textContent).toBe('Outcome blocked: create_pull_request (hidden)');
+    expect(headline.querySelector('.pill-bad')).not.toBeNull();
+    expect(document.querySelector('.pill-good')?.textContent ?? '').not.toBe('200');
+  });
+
+  it('headlines a call waiting on approval as withheld', async () => {
+    const [blocked] = BLOCKED.response?.tool_calls ?? [];
+    if (!blocked) throw new Error('fixture has a call');
+    renderReceipt({
+      ...BLOCKED,
+      response: {
+        tool_calls: [
+          { ...blocked, name: 'send_email', policy_state: 'deferred', reason: 'rule:mail' },
+        ],
+        hosted_tool_events: [],
+      },
+    });
+    const headline = await screen.findByTestId('outcome-headline');
+    expect(headline.textContent).toContain('withheld: send_email (approval pending)');
+  });
+
+  it('copies the id, saying so, and shows the raw JSON on request', async () => {
+    const writeText = vi.fn(async () => {});
+    vi.stubGlobal('navigator', { ...navigator, clipboard: { writeText } });
+    renderReceipt(BLOCKED);
+    fireEvent.click(await screen.findByRole('button', { name: /Copy id/ }));
+    expect(await screen.findByText(/Copied/)).toBeTruthy();
+    expect(writeText).toHaveBeenCalledWith('rcpt-blocked');
+    fireEvent.click(screen.getByRole('button', { name: 'Show JSON' }));
+    const json = screen.getByLabelText('Receipt rcpt-blocked as JSON') as HTMLTextAreaElement;
+    expect(JSON.parse(json.value)).toMatchObject({ id: 'rcpt-blocked', outcome: { status: 200 } });
+  });
+});
