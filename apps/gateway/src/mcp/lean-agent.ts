@@ -4,7 +4,6 @@ import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js
 import {
   CallToolRequestSchema,
   CancelledNotificationSchema,
-  ErrorCode,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
   type JSONRPCRequest,
@@ -15,6 +14,7 @@ import {
 import type { JsonObject } from '@toolgate/core';
 import { sendJson } from '../proxy/agent-http.ts';
 import type { HandlerExtra } from './mcp-session.ts';
+import { wireError } from './wire-errors.ts';
 
 /**
  * Passed-through methods the lean path serves. `logging/setLevel` is not one: when the upstream
@@ -134,7 +134,7 @@ export class LeanAgentEndpoint {
       );
       response = { jsonrpc: '2.0', id, result: result as JsonObject };
     } catch (error) {
-      response = { jsonrpc: '2.0', id, error: errorOf(error) };
+      response = { jsonrpc: '2.0', id, error: wireError(error) };
     } finally {
       done = true;
       reply.off('close', onClose);
@@ -194,14 +194,4 @@ function plainHeaders(request: IncomingMessage): boolean {
   if (!isJsonContentType(request.headers['content-type'])) return false;
   const version = request.headers['mcp-protocol-version'];
   return version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version as string);
-}
-
-/** A handler's error as the SDK's `Protocol` answers it. */
-function errorOf(error: unknown): JsonObject {
-  const e = error as { code?: unknown; message?: unknown; data?: unknown };
-  return {
-    code: Number.isSafeInteger(e.code) ? (e.code as number) : ErrorCode.InternalError,
-    message: typeof e.message === 'string' ? e.message : 'Internal error',
-    ...(e.data !== undefined ? { data: e.data as JsonObject } : {}),
-  };
 }

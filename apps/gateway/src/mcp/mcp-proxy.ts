@@ -124,11 +124,15 @@ export class McpProxy {
     let owner: string;
     try {
       const agent = readAgentIdentity(request);
+      // Hashed once: the binding looks the token up by this hash, the session is owned by it.
+      const tokenHash = agent.token === undefined ? undefined : sha256(agent.token);
       const bound = bindIdentity(
         agent.claims,
         active.bundle.identities as ReadonlyArray<BindableIdentity>,
         active.compiled,
-        agent.token === undefined ? undefined : { secret: agent.token, now: receivedAt },
+        agent.token === undefined
+          ? undefined
+          : { secret: agent.token, now: receivedAt, sha256: tokenHash as string },
       );
       if (bound.receipt.binding === 'rejected') {
         return answerError(
@@ -139,7 +143,7 @@ export class McpProxy {
         );
       }
       facts = { identity: bound.receipt, rules: bound.rules, receivedAt, started };
-      owner = agent.token === undefined ? 'anonymous' : sha256(agent.token);
+      owner = tokenHash ?? 'anonymous';
     } catch (error) {
       if (error instanceof UnreadableIdentityError) {
         return answerError(reply, 400, -32600, error.message);

@@ -25,6 +25,7 @@ import type { McpFinished } from './mcp-receipts.ts';
 import type { McpRequestContext } from './mcp-request.ts';
 import { mediatedList } from './mediation-cache.ts';
 import { fetchToolCatalog, type ToolCatalog } from './tool-catalog.ts';
+import { unprefixErrorsOf } from './wire-errors.ts';
 import { sdkToolCaller, type UpstreamToolCaller, upstreamFailure } from './upstream-client.ts';
 
 /** What a handler gets of its request besides the message: the SDK's `extra`, or the lean path's. */
@@ -99,6 +100,7 @@ export class McpSession {
   }
 
   async connect(): Promise<void> {
+    unprefixErrorsOf(this.transport);
     await this.agentServer.connect(this.transport);
   }
 
