@@ -87,6 +87,9 @@ export class McpProxy {
       maxSessions: deps.options.maxSessions,
       onCount: (open) => deps.metrics.mcpSessions.set(open),
     });
+    deps.bundles.onApplied((active) => {
+      for (const session of this.sessions.open()) session.bundleChanged(active);
+    });
   }
 
   /** Serves one HTTP request to the end. Never rejects. */
@@ -211,13 +214,15 @@ export class McpProxy {
     }
     let session: McpSession | undefined;
     try {
-      let client: Client;
-      try {
-        client = await connectUpstream(server, {
+      const connect = () =>
+        connectUpstream(server, {
           secrets: this.deps.secrets,
           maxResponseBytes: this.deps.options.maxResponseBytes,
           timeoutMs: this.deps.options.upstreamTimeoutMs,
         });
+      let client: Client;
+      try {
+        client = await connect();
       } catch (error) {
         if (error instanceof MissingSecretError) {
           // The message names the variable, never a value (there is none).
@@ -236,7 +241,7 @@ export class McpProxy {
         (name, authInfo) => this.context(name, server, authInfo),
         (s, id) => this.sessions.add(id, s),
         (id) => void this.sessions.close(id),
-        this.leanUpstream(server, client),
+        { callerFor: (c) => this.leanUpstream(server, c), reconnect: connect },
       );
       session = opened;
       await opened.connect();
