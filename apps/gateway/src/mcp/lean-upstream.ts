@@ -9,6 +9,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '@toolgate/core';
 import { type Dispatcher, Pool } from 'undici';
+import { isResultFor } from './jsonrpc-shape.ts';
 import { SseParser } from './sse-parser.ts';
 import {
   ResponseTooLargeError,
@@ -222,7 +223,7 @@ export class LeanUpstream implements UpstreamToolCaller {
           if (!sse) chunks.push(chunk);
           else {
             for (const event of parser.push(decoder.decode(chunk, { stream: true }))) {
-              if (event.event === 'message') take(parseMessage(event.data));
+              if (event.event === 'message') take(parseMessage(JSON.parse(event.data), id));
             }
           }
         } catch (error) {
@@ -235,7 +236,7 @@ export class LeanUpstream implements UpstreamToolCaller {
           if (!sse) {
             const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
             for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
-              take(JSONRPCMessageSchema.parse(item));
+              take(parseMessage(item, id));
             }
           }
           settle(new McpError(ErrorCode.ConnectionClosed, 'the answer ended without a response'));
@@ -251,8 +252,13 @@ export class LeanUpstream implements UpstreamToolCaller {
 /** How long the end of an answer is waited for after its response, before the connection is dropped. */
 const LINGER_MS = 1000;
 
-function parseMessage(data: string): JSONRPCMessage {
-  return JSONRPCMessageSchema.parse(JSON.parse(data));
+/**
+ * A message of the answer: the response to our request checked by its envelope alone (its result
+ * is `CallToolResultSchema`'s to validate), anything else by the SDK's message schema.
+ */
+function parseMessage(value: unknown, id: string): JSONRPCMessage {
+  if (isResultFor(value, id)) return value as JSONRPCMessage;
+  return JSONRPCMessageSchema.parse(value);
 }
 
 function header(value: string | string[] | undefined): string | undefined {

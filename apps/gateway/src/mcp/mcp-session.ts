@@ -28,8 +28,8 @@ import type { McpRequestContext } from './mcp-request.ts';
 import { mediatedList } from './mediation-cache.ts';
 import type { AgentRequestFacts } from './request-context.ts';
 import { fetchToolCatalog, type ToolCatalog } from './tool-catalog.ts';
-import { unprefixErrorsOf } from './wire-errors.ts';
 import { sdkToolCaller, type UpstreamToolCaller, upstreamFailure } from './upstream-client.ts';
+import { unprefixErrorsOf } from './wire-errors.ts';
 
 /** What a handler gets of its request besides the message: the SDK's `extra`, or the lean path's. */
 export interface HandlerExtra {
