@@ -103,7 +103,14 @@ export class BundleStore {
     await writeFileAtomic(this.path, JSON.stringify(persisted));
     const active: ActiveBundle = { ...valid, appliedAt };
     this.active = active;
-    for (const listener of this.listeners) listener(active);
+    for (const listener of this.listeners) {
+      try {
+        listener(active);
+      } catch (error) {
+        // A listener's failure is its own: the bundle is active all the same.
+        this.log.error({ err: error }, 'a bundle listener failed');
+      }
+    }
     return active;
   }
 

@@ -12,7 +12,7 @@ import {
   scrubSecrets,
 } from '@toolgate/core';
 import type { Logger } from 'pino';
-import type { BundleStore } from '../bundle/bundle-store.ts';
+import type { ActiveBundle, BundleStore } from '../bundle/bundle-store.ts';
 import type { CallGates } from '../calls/call-gates.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { readBody, sendJson, UnreadableBodyError } from '../proxy/agent-http.ts';
@@ -87,9 +87,20 @@ export class McpProxy {
       maxSessions: deps.options.maxSessions,
       onCount: (open) => deps.metrics.mcpSessions.set(open),
     });
-    deps.bundles.onApplied((active) => {
-      for (const session of this.sessions.open()) session.bundleChanged(active);
-    });
+    deps.bundles.onApplied((active) => void this.tellListChanges(active));
+  }
+
+  /**
+   * Each open session compares its tool list under the new bundle with what it was served, one
+   * session per turn of the event loop (a thousand sessions must not stall requests), until a
+   * newer bundle takes over (its own pass compares them again).
+   */
+  private async tellListChanges(active: ActiveBundle): Promise<void> {
+    for (const session of [...this.sessions.open()]) {
+      if (this.deps.bundles.current() !== active) return;
+      session.bundleChanged(active);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   /** Serves one HTTP request to the end. Never rejects. */
