@@ -41,6 +41,7 @@ export class BundleStore {
   private active: ActiveBundle | undefined;
   /** Applies run one at a time, so the file on disk and the active bundle never disagree. */
   private tail: Promise<unknown> = Promise.resolve();
+  private readonly listeners: Array<(active: ActiveBundle) => void> = [];
   private readonly now: () => Date;
 
   private constructor(
@@ -77,6 +78,11 @@ export class BundleStore {
     return this.active;
   }
 
+  /** Calls `listener` with each bundle applied from now on, once it is active. */
+  onApplied(listener: (active: ActiveBundle) => void): void {
+    this.listeners.push(listener);
+  }
+
   /**
    * Validates `raw` (schema, ETag = canonical hash of the content, compilation), persists it
    * atomically and only then makes it active. Throws {@link BundleRejectedError} for a bad
@@ -95,8 +101,17 @@ export class BundleStore {
     const appliedAt = this.now();
     const persisted: PersistedBundle = { etag, appliedAt: appliedAt.toISOString(), bundle: raw };
     await writeFileAtomic(this.path, JSON.stringify(persisted));
-    this.active = { ...valid, appliedAt };
-    return this.active;
+    const active: ActiveBundle = { ...valid, appliedAt };
+    this.active = active;
+    for (const listener of this.listeners) {
+      try {
+        listener(active);
+      } catch (error) {
+        // A listener's failure is its own: the bundle is active all the same.
+        this.log.error({ err: error }, 'a bundle listener failed');
+      }
+    }
+    return active;
   }
 
   private async load(): Promise<void> {

@@ -57,7 +57,7 @@ export async function mediateCall(
   const upstreamName = judged.name.slice(server.name.length + 1);
   const evidence: ToolCallEvidence = agentFacing(judged, call.name);
   if (judged.policy_state === 'blocked' && judged.decision === undefined) {
-    const driftBlocked = judged.reason === 'not_declared' && list.drift.blocked.has(call.name);
+    const driftBlocked = judged.reason === 'not_declared' && list.driftBlocked(call.name);
     if (driftBlocked) evidence.reason = 'drift';
     const message = refusal(call.name, driftBlocked ? 'drift' : judged.reason);
     const error = new McpError(ErrorCode.InvalidParams, message);

@@ -114,7 +114,7 @@ describe('the lean agent path', () => {
     expect(await unknown.json()).toEqual({
       jsonrpc: '2.0',
       id: 11,
-      error: { code: -32602, message: 'MCP error -32602: Unknown tool: nope' },
+      error: { code: -32602, message: 'Unknown tool: nope' },
     });
     const read = await post({
       jsonrpc: '2.0',

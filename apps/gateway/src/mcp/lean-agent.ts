@@ -4,17 +4,19 @@ import { isJsonContentType } from '@modelcontextprotocol/sdk/shared/mediaType.js
 import {
   CallToolRequestSchema,
   CancelledNotificationSchema,
-  ErrorCode,
   type JSONRPCMessage,
   JSONRPCMessageSchema,
   type JSONRPCRequest,
+  JSONRPCRequestSchema,
   ListToolsRequestSchema,
   PingRequestSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '@toolgate/core';
 import { sendJson } from '../proxy/agent-http.ts';
+import { isRequestEnvelope } from './jsonrpc-shape.ts';
 import type { HandlerExtra } from './mcp-session.ts';
+import { wireError } from './wire-errors.ts';
 
 /**
  * Passed-through methods the lean path serves. `logging/setLevel` is not one: when the upstream
@@ -62,11 +64,15 @@ export class LeanAgentEndpoint {
   ): Promise<void> | undefined {
     if (this.session.isClosed || !plainHeaders(request)) return undefined;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
-    const parsed = JSONRPCMessageSchema.safeParse(body);
-    if (!parsed.success) return undefined;
-    const message: JSONRPCMessage = parsed.data;
-    if (!('method' in message)) return undefined;
-    if (!('id' in message)) return this.cancel(message, reply);
+    if (!('id' in body)) {
+      // A notification: only the cancellation of a lean request is the lean path's.
+      const parsed = JSONRPCMessageSchema.safeParse(body);
+      if (!parsed.success || !('method' in parsed.data)) return undefined;
+      return this.cancel(parsed.data, reply);
+    }
+    // A response, or anything the SDK's request schema refuses, is the SDK transport's.
+    if (!isRequestEnvelope(body)) return undefined;
+    const message = body;
     const dispatched = this.dispatch(message);
     if (dispatched === undefined || this.inFlight.has(message.id)) return undefined;
     return this.answer(message, dispatched, reply, authInfo);
@@ -89,7 +95,8 @@ export class LeanAgentEndpoint {
         return validated(PingRequestSchema, message, async () => ({}));
       default:
         if (!LEAN_PASSED_THROUGH.test(message.method)) return undefined;
-        return { handler: s.passThrough as Handler, request: message };
+        // The envelope check left `params._meta` to the method's schema: this one has none.
+        return validated(JSONRPCRequestSchema, message, s.passThrough as Handler);
     }
   }
 
@@ -134,7 +141,7 @@ export class LeanAgentEndpoint {
       );
       response = { jsonrpc: '2.0', id, result: result as JsonObject };
     } catch (error) {
-      response = { jsonrpc: '2.0', id, error: errorOf(error) };
+      response = { jsonrpc: '2.0', id, error: wireError(error) };
     } finally {
       done = true;
       reply.off('close', onClose);
@@ -194,14 +201,4 @@ function plainHeaders(request: IncomingMessage): boolean {
   if (!isJsonContentType(request.headers['content-type'])) return false;
   const version = request.headers['mcp-protocol-version'];
   return version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version as string);
-}
-
-/** A handler's error as the SDK's `Protocol` answers it. */
-function errorOf(error: unknown): JsonObject {
-  const e = error as { code?: unknown; message?: unknown; data?: unknown };
-  return {
-    code: Number.isSafeInteger(e.code) ? (e.code as number) : ErrorCode.InternalError,
-    message: typeof e.message === 'string' ? e.message : 'Internal error',
-    ...(e.data !== undefined ? { data: e.data as JsonObject } : {}),
-  };
 }

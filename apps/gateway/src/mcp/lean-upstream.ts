@@ -1,3 +1,4 @@
+import type { TextDecoder as NodeTextDecoder } from 'node:util';
 import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { isJsonContentType, mediaTypeEssence } from '@modelcontextprotocol/sdk/shared/mediaType.js';
 import {
@@ -9,6 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '@toolgate/core';
 import { type Dispatcher, Pool } from 'undici';
+import { isResultFor } from './jsonrpc-shape.ts';
 import { SseParser } from './sse-parser.ts';
 import {
   ResponseTooLargeError,
@@ -130,17 +132,15 @@ export class LeanUpstream implements UpstreamToolCaller {
     else options.signal.addEventListener('abort', follow, { once: true });
     arm();
     try {
-      const answer = await this.options.pool.request({
-        path: this.path,
-        method: 'POST',
-        headers: this.headers,
-        body: JSON.stringify({ jsonrpc: '2.0', id, method, params: sent }),
-        signal: controller.signal,
-      });
-      const response = await this.read(answer, id, (progress) => {
-        arm();
-        onprogress?.(progress);
-      });
+      const response = await this.exchange(
+        JSON.stringify({ jsonrpc: '2.0', id, method, params: sent }),
+        id,
+        controller.signal,
+        (progress) => {
+          arm();
+          onprogress?.(progress);
+        },
+      );
       if ('error' in response) {
         const error = response.error as { code: number; message: string; data?: unknown };
         throw new McpError(error.code, error.message, error.data);
@@ -158,105 +158,201 @@ export class LeanUpstream implements UpstreamToolCaller {
     }
   }
 
-  /** The response to `id` from the answer, handing on progress and every other message. */
-  private async read(
-    answer: Dispatcher.ResponseData,
+  /**
+   * One POST and the response to `id` in its answer (progress and every other message handed
+   * on), on undici's `dispatch`: the answer's bytes come to callbacks, without the `Readable`
+   * body and parsed header object `pool.request` makes per request (bench/mcp/README.md).
+   */
+  private exchange(
+    body: string,
     id: string,
+    signal: AbortSignal,
     progress: (params: JsonObject) => void,
   ): Promise<JsonObject> {
-    const { body } = answer;
-    const limit = this.options.maxResponseBytes;
-    if (answer.statusCode < 200 || answer.statusCode >= 300) {
+    return new Promise<JsonObject>((resolve, reject) => {
+      const answer = new AnswerReader(this.options, id, progress, resolve, reject);
+      const onAbort = () => answer.abort(signal.reason);
+      signal.addEventListener('abort', onAbort, { once: true });
+      answer.onDone = () => signal.removeEventListener('abort', onAbort);
+      this.options.pool.dispatch(
+        { path: this.path, method: 'POST', headers: this.headers, body },
+        answer,
+      );
+    });
+  }
+}
+
+/** Bytes of a refused answer (HTTP error, unknown type) read off to keep the connection, at most. */
+const DISCARD_BYTES = 64 * 1024;
+
+/**
+ * The answer to one POST, as undici hands it over (its legacy handler callbacks, which take the
+ * raw header list as it came): JSON read whole, SSE parsed as it comes; settled at the response
+ * to `id`, the rest read off (briefly) so the connection is reused. Bounded like before:
+ * `maxResponseBytes` per answer, a refused answer's body read off up to 64 KiB.
+ */
+class AnswerReader implements Dispatcher.DispatchHandler {
+  /** Called once the exchange is over on undici's side (completed or failed). */
+  onDone: () => void = () => {};
+  private settled = false;
+  private abortConnection: ((error?: Error) => void) | undefined;
+  private abortedWith: Error | undefined;
+  private mode: 'json' | 'sse' | 'discard' = 'discard';
+  private readonly chunks: Buffer[] = [];
+  private seen = 0;
+  private parser: SseParser | undefined;
+  private decoder: NodeTextDecoder | undefined;
+  private linger: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly options: LeanUpstreamOptions,
+    private readonly id: string,
+    private readonly progress: (params: JsonObject) => void,
+    private readonly resolve: (response: JsonObject) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  /** Gives up: the request is cut wherever it is, and fails with `reason`. */
+  abort(reason: unknown): void {
+    const error = reason instanceof Error ? reason : new Error('aborted');
+    this.abortedWith ??= error;
+    this.settle(error);
+    this.abortConnection?.(error);
+  }
+
+  onConnect(abort: (error?: Error) => void): void {
+    this.abortConnection = abort;
+    if (this.abortedWith) abort(this.abortedWith);
+  }
+
+  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
+    if (statusCode < 200 || statusCode >= 300) {
       // The body is the upstream's, never the agent's business: read (bounded) and dropped.
-      await body.dump({ limit: 64 * 1024 }).catch(() => {});
-      throw new StreamableHTTPError(answer.statusCode, 'Error POSTing to endpoint');
+      this.settle(new StreamableHTTPError(statusCode, 'Error POSTing to endpoint'));
+      return true;
     }
-    const type = mediaTypeEssence(header(answer.headers['content-type']));
-    const sse = type === 'text/event-stream';
-    if (!sse && !isJsonContentType(type ?? null)) {
-      await body.dump({ limit: 64 * 1024 }).catch(() => {});
+    const type = mediaTypeEssence(contentType(rawHeaders));
+    if (type === 'text/event-stream') {
+      this.mode = 'sse';
+      this.parser = new SseParser();
+      this.decoder = new TextDecoder();
+    } else if (isJsonContentType(type ?? null)) this.mode = 'json';
+    else {
       // The type is the upstream's to choose, so it is not repeated to the agent.
-      throw new UpstreamFailure(
-        `MCP server ${this.options.server} failed (an answer neither JSON nor an event stream)`,
+      this.settle(
+        new UpstreamFailure(
+          `MCP server ${this.options.server} failed (an answer neither JSON nor an event stream)`,
+        ),
       );
     }
-    const decoder = new TextDecoder();
-    const parser = new SseParser();
-    const chunks: Buffer[] = [];
-    let seen = 0;
-    return new Promise<JsonObject>((resolve, reject) => {
-      let settled = false;
-      const settle = (error: unknown, response?: JsonObject) => {
-        if (settled) return;
-        settled = true;
-        if (response === undefined) {
-          body.destroy();
-          reject(error);
-          return;
+    return true;
+  }
+
+  onData(chunk: Buffer): boolean {
+    this.seen += chunk.length;
+    if (this.mode === 'discard') {
+      if (this.seen > DISCARD_BYTES) this.abortConnection?.(new Error('discarded'));
+      return true;
+    }
+    if (this.seen > this.options.maxResponseBytes) {
+      const error = new ResponseTooLargeError(this.options.maxResponseBytes);
+      this.settle(error);
+      this.abortConnection?.(error);
+      return true;
+    }
+    if (this.settled) return true;
+    try {
+      if (this.mode === 'json') this.chunks.push(chunk);
+      else {
+        const text = (this.decoder as NodeTextDecoder).decode(chunk, { stream: true });
+        for (const event of (this.parser as SseParser).push(text)) {
+          if (event.event === 'message') this.take(parseMessage(JSON.parse(event.data), this.id));
+          if (this.settled) break;
         }
-        resolve(response);
-        // The rest (the stream's end) is read off so the connection is reused, but not for long.
-        const linger = setTimeout(() => body.destroy(), LINGER_MS);
-        linger.unref();
-        body.once('close', () => clearTimeout(linger));
-      };
-      const take = (message: JSONRPCMessage) => {
-        if (settled) return;
-        if ('id' in message && message.id === id && !('method' in message)) {
-          settle(undefined, message as JsonObject);
-        } else if (
-          'method' in message &&
-          message.method === 'notifications/progress' &&
-          message.params?.progressToken === id
-        ) {
-          const { progressToken: _token, ...rest } = message.params;
-          progress(rest as JsonObject);
-        } else this.options.onOtherMessage(message);
-      };
-      body.on('data', (chunk: Buffer) => {
-        seen += chunk.length;
-        if (seen > limit)
-          return settled ? body.destroy() : settle(new ResponseTooLargeError(limit));
-        if (settled) return;
-        try {
-          if (!sse) chunks.push(chunk);
-          else {
-            for (const event of parser.push(decoder.decode(chunk, { stream: true }))) {
-              if (event.event === 'message') take(parseMessage(event.data));
-            }
-          }
-        } catch (error) {
-          settle(error);
+      }
+    } catch (error) {
+      // An answer that cannot be read is cut: nothing after it could be trusted either.
+      this.settle(error);
+      this.abortConnection?.(error as Error);
+    }
+    return true;
+  }
+
+  onComplete(): void {
+    this.finish();
+    if (this.settled) return;
+    try {
+      if (this.mode === 'json') {
+        const parsed = JSON.parse(Buffer.concat(this.chunks).toString('utf8')) as unknown;
+        for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
+          this.take(parseMessage(item, this.id));
         }
-      });
-      body.on('end', () => {
-        if (settled) return;
-        try {
-          if (!sse) {
-            const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
-            for (const item of Array.isArray(parsed) ? parsed : [parsed]) {
-              take(JSONRPCMessageSchema.parse(item));
-            }
-          }
-          settle(new McpError(ErrorCode.ConnectionClosed, 'the answer ended without a response'));
-        } catch (error) {
-          settle(error);
-        }
-      });
-      body.on('error', (error) => settle(error));
-    });
+      }
+      this.settle(new McpError(ErrorCode.ConnectionClosed, 'the answer ended without a response'));
+    } catch (error) {
+      this.settle(error);
+    }
+  }
+
+  onError(error: Error): void {
+    this.finish();
+    this.settle(this.abortedWith ?? error);
+  }
+
+  private finish(): void {
+    clearTimeout(this.linger);
+    this.onDone();
+  }
+
+  private take(message: JSONRPCMessage): void {
+    if (this.settled) return;
+    if ('id' in message && message.id === this.id && !('method' in message)) {
+      this.settle(undefined, message as JsonObject);
+    } else if (
+      'method' in message &&
+      message.method === 'notifications/progress' &&
+      message.params?.progressToken === this.id
+    ) {
+      const { progressToken: _token, ...rest } = message.params;
+      this.progress(rest as JsonObject);
+    } else this.options.onOtherMessage(message);
+  }
+
+  private settle(error: unknown, response?: JsonObject): void {
+    if (this.settled) return;
+    this.settled = true;
+    if (response === undefined) {
+      this.reject(error);
+      return;
+    }
+    this.resolve(response);
+    // The rest (the stream's end) is read off so the connection is reused, but not for long.
+    this.linger = setTimeout(() => this.abortConnection?.(new Error('lingered')), LINGER_MS);
+    this.linger.unref();
   }
 }
 
 /** How long the end of an answer is waited for after its response, before the connection is dropped. */
 const LINGER_MS = 1000;
 
-function parseMessage(data: string): JSONRPCMessage {
-  return JSONRPCMessageSchema.parse(JSON.parse(data));
+/**
+ * A message of the answer: the response to our request checked by its envelope alone (its result
+ * is `CallToolResultSchema`'s to validate), anything else by the SDK's message schema.
+ */
+function parseMessage(value: unknown, id: string): JSONRPCMessage {
+  if (isResultFor(value, id)) return value as JSONRPCMessage;
+  return JSONRPCMessageSchema.parse(value);
 }
 
-function header(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
+/** The `Content-Type` of a raw header list (`[name, value, …]`), as undici hands it over. */
+function contentType(raw: Buffer[]): string | undefined {
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i] as Buffer;
+    if (name.length === 12 && name.toString('latin1').toLowerCase() === 'content-type') {
+      return (raw[i + 1] as Buffer).toString('latin1');
+    }
+  }
+  return undefined;
 }
 
 /** The upstream session the SDK client's transport holds: its id and negotiated version. */

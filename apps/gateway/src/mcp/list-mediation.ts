@@ -19,6 +19,12 @@ export interface MediatedList {
   drift: DriftCheck;
   mediation: MediationResult;
   mediationMs: number;
+  /**
+   * Whether `name` is what the agent would call a drift-blocked tool by, had it not been blocked
+   * (its own name, or the alias a rule gives it): such a call is told of the drift, not that the
+   * tool is unknown. Resolved by the same rules on the list with the blocked tools left in.
+   */
+  driftBlocked(name: string): boolean;
 }
 
 /**
@@ -38,11 +44,29 @@ export function mediateList(
   // Unchanged by drift: the catalog's own frozen list, whose JSON text the memo already knows.
   const offered: ReadonlyArray<JsonObject> =
     drift.blocked.size === 0 ? catalog.list : drift.offered.map((t) => t.tool);
-  let mediation: MediationResult;
+  const mediation = mediateTools(active, server, offered, facts);
+  const mediationMs = performance.now() - started;
+  if (drift.blocked.size === 0) return { drift, mediation, mediationMs, driftBlocked: () => false };
+  let unblocked: MediationResult | undefined;
+  const driftBlocked = (name: string): boolean => {
+    unblocked ??= mediateTools(active, server, catalog.list, facts);
+    const judged = unblocked.response.decideCall('drift-check', name, {});
+    if (judged.reason === 'not_declared' || judged.reason === 'hidden') return false;
+    return drift.blocked.has(judged.name.slice(server.name.length + 1));
+  };
+  return { drift, mediation, mediationMs, driftBlocked };
+}
+
+function mediateTools(
+  active: ActiveBundle,
+  server: BundleMcpServer,
+  tools: ReadonlyArray<JsonObject>,
+  facts: AgentRequestFacts,
+): MediationResult {
   try {
-    mediation = mediateRequest(active.compiled, {
+    return mediateRequest(active.compiled, {
       surface: 'mcp',
-      body: mcpToolListRequest(server.name, offered),
+      body: mcpToolListRequest(server.name, tools),
       identity: facts.rules,
     });
   } catch (error) {
@@ -52,7 +76,6 @@ export function mediateList(
     }
     throw error;
   }
-  return { drift, mediation, mediationMs: performance.now() - started };
 }
 
 /** The tools the agent is served: the mediated list, in one page. */

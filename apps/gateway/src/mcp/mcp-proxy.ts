@@ -12,7 +12,7 @@ import {
   scrubSecrets,
 } from '@toolgate/core';
 import type { Logger } from 'pino';
-import type { BundleStore } from '../bundle/bundle-store.ts';
+import type { ActiveBundle, BundleStore } from '../bundle/bundle-store.ts';
 import type { CallGates } from '../calls/call-gates.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { readBody, sendJson, UnreadableBodyError } from '../proxy/agent-http.ts';
@@ -87,6 +87,20 @@ export class McpProxy {
       maxSessions: deps.options.maxSessions,
       onCount: (open) => deps.metrics.mcpSessions.set(open),
     });
+    deps.bundles.onApplied((active) => void this.tellListChanges(active));
+  }
+
+  /**
+   * Each open session compares its tool list under the new bundle with what it was served, one
+   * session per turn of the event loop (a thousand sessions must not stall requests), until a
+   * newer bundle takes over (its own pass compares them again).
+   */
+  private async tellListChanges(active: ActiveBundle): Promise<void> {
+    for (const session of [...this.sessions.open()]) {
+      if (this.deps.bundles.current() !== active) return;
+      session.bundleChanged(active);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   /** Serves one HTTP request to the end. Never rejects. */
@@ -124,11 +138,15 @@ export class McpProxy {
     let owner: string;
     try {
       const agent = readAgentIdentity(request);
+      // Hashed once: the binding looks the token up by this hash, the session is owned by it.
+      const tokenHash = agent.token === undefined ? undefined : sha256(agent.token);
       const bound = bindIdentity(
         agent.claims,
         active.bundle.identities as ReadonlyArray<BindableIdentity>,
         active.compiled,
-        agent.token === undefined ? undefined : { secret: agent.token, now: receivedAt },
+        agent.token === undefined
+          ? undefined
+          : { secret: agent.token, now: receivedAt, sha256: tokenHash as string },
       );
       if (bound.receipt.binding === 'rejected') {
         return answerError(
@@ -139,7 +157,7 @@ export class McpProxy {
         );
       }
       facts = { identity: bound.receipt, rules: bound.rules, receivedAt, started };
-      owner = agent.token === undefined ? 'anonymous' : sha256(agent.token);
+      owner = tokenHash ?? 'anonymous';
     } catch (error) {
       if (error instanceof UnreadableIdentityError) {
         return answerError(reply, 400, -32600, error.message);
@@ -207,13 +225,15 @@ export class McpProxy {
     }
     let session: McpSession | undefined;
     try {
-      let client: Client;
-      try {
-        client = await connectUpstream(server, {
+      const connect = () =>
+        connectUpstream(server, {
           secrets: this.deps.secrets,
           maxResponseBytes: this.deps.options.maxResponseBytes,
           timeoutMs: this.deps.options.upstreamTimeoutMs,
         });
+      let client: Client;
+      try {
+        client = await connect();
       } catch (error) {
         if (error instanceof MissingSecretError) {
           // The message names the variable, never a value (there is none).
@@ -232,7 +252,7 @@ export class McpProxy {
         (name, authInfo) => this.context(name, server, authInfo),
         (s, id) => this.sessions.add(id, s),
         (id) => void this.sessions.close(id),
-        this.leanUpstream(server, client),
+        { callerFor: (c) => this.leanUpstream(server, c), reconnect: connect },
       );
       session = opened;
       await opened.connect();

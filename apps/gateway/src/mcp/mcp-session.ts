@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -17,6 +18,7 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { BundleMcpServer, JsonObject } from '@toolgate/core';
+import type { ActiveBundle } from '../bundle/bundle-store.ts';
 import { mediateCall } from './call-mediation.ts';
 import { LeanAgentEndpoint } from './lean-agent.ts';
 import { refuseCursor, servedTools } from './list-mediation.ts';
@@ -24,8 +26,10 @@ import type { McpProxyDependencies } from './mcp-proxy.ts';
 import type { McpFinished } from './mcp-receipts.ts';
 import type { McpRequestContext } from './mcp-request.ts';
 import { mediatedList } from './mediation-cache.ts';
+import type { AgentRequestFacts } from './request-context.ts';
 import { fetchToolCatalog, type ToolCatalog } from './tool-catalog.ts';
 import { sdkToolCaller, type UpstreamToolCaller, upstreamFailure } from './upstream-client.ts';
+import { unprefixErrorsOf } from './wire-errors.ts';
 
 /** What a handler gets of its request besides the message: the SDK's `extra`, or the lean path's. */
 export interface HandlerExtra {
@@ -56,27 +60,39 @@ export class McpSession {
   /** The upstream's list as last fetched; tools/call resolves names against it. */
   private catalog: ToolCatalog | undefined;
   private closed = false;
+  /** The SDK client on the upstream session; replaced when the upstream lost the session. */
+  private client: Client;
   /** How tools/call reaches the upstream. */
-  private readonly upstream: UpstreamToolCaller;
+  private upstream: UpstreamToolCaller;
+  /** Bumped each time the upstream session is renewed; see `renewed`. */
+  private generation = 0;
+  private renewing: Promise<void> | undefined;
+  /** What the agent was last served by tools/list, for whom: a bundle change is compared to it. */
+  private lastServed: { facts: AgentRequestFacts; tools: string } | undefined;
 
   constructor(
     readonly server: BundleMcpServer,
     /** Who opened the session (the agent's token, hashed): only they may use it. */
     readonly owner: string,
-    private readonly client: Client,
+    client: Client,
     private readonly deps: McpProxyDependencies,
     private readonly context: (server: string, authInfo: unknown) => McpRequestContext,
     onInitialized: (session: McpSession, id: string) => void,
     onClosed: (id: string) => void,
-    /** How tools/call reaches the upstream: the lean client, or the SDK client itself. */
-    caller: UpstreamToolCaller = sdkToolCaller(client),
+    private readonly upstreams: {
+      /** How tools/call reaches the upstream on a client's session: lean, or the SDK client. */
+      callerFor?: (client: Client) => UpstreamToolCaller;
+      /** A new upstream session (for when the upstream lost this one); none: never renewed. */
+      reconnect?: () => Promise<Client>;
+    } = {},
   ) {
     this.transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => onInitialized(this, id),
       onsessionclosed: (id) => onClosed(id),
     });
-    this.upstream = caller;
+    this.client = client;
+    this.upstream = (upstreams.callerFor ?? sdkToolCaller)(client);
     const upstream = client.getServerVersion();
     this.agentServer = new Server(
       { name: upstream?.name ?? server.name, version: upstream?.version ?? '0.0.0' },
@@ -87,6 +103,11 @@ export class McpSession {
     );
     this.registerHandlers();
     this.lean = new LeanAgentEndpoint(this);
+    this.wire(client);
+  }
+
+  /** Upstream notifications: list changes refetched then forwarded, the rest forwarded as they are. */
+  private wire(client: Client): void {
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       // Refetched (drift found and reported) before the agent hears of it.
       this.catalog = undefined;
@@ -98,14 +119,76 @@ export class McpSession {
     };
   }
 
+  /**
+   * Runs one upstream request. When the upstream answers 404 for its session (it restarted, or
+   * expired the session), the request never reached a tool: a new upstream session is opened
+   * for this agent session (once, however many requests found it lost) and the request is sent
+   * once more. The agent sees nothing of it.
+   */
+  private async upstreamRequest<T>(send: () => Promise<T>): Promise<T> {
+    const generation = this.generation;
+    try {
+      return await send();
+    } catch (error) {
+      if (!upstreamSessionLost(error) || this.closed || !this.upstreams.reconnect) throw error;
+      await this.renew(generation);
+      return send();
+    }
+  }
+
+  /** A new upstream session, unless one newer than `generation` was already opened. */
+  private async renew(generation: number): Promise<void> {
+    if (this.generation !== generation) return;
+    this.renewing ??= (async () => {
+      const reconnect = this.upstreams.reconnect as () => Promise<Client>;
+      const client = await reconnect();
+      const old = this.client;
+      this.client = client;
+      this.upstream = (this.upstreams.callerFor ?? sdkToolCaller)(client);
+      this.wire(client);
+      this.generation++;
+      this.deps.log.info({ server: this.server.name }, 'MCP upstream session renewed');
+      // The old session is gone upstream: closed here without a DELETE.
+      await old.close().catch(() => {});
+      if (this.closed) await this.close(true);
+    })().finally(() => {
+      this.renewing = undefined;
+    });
+    await this.renewing;
+  }
+
+  /**
+   * A new bundle is in force: when it changes what this session's tool list would be (a rule,
+   * a pin), the agent is told (`notifications/tools/list_changed`, on its GET stream) so it
+   * lists again. Only sessions that listed are compared, against what they were served.
+   */
+  bundleChanged(active: ActiveBundle): void {
+    const served = this.lastServed;
+    const catalog = this.catalog;
+    if (this.closed || served === undefined || catalog === undefined) return;
+    const server = active.bundle.mcpServers.find((s) => s.name === this.server.name);
+    if (server === undefined) return;
+    let tools: string;
+    try {
+      tools = JSON.stringify(servedTools(mediatedList(active, server, catalog, served.facts)));
+    } catch {
+      return;
+    }
+    if (tools === served.tools) return;
+    this.lastServed = { facts: served.facts, tools };
+    void this.agentServer.sendToolListChanged().catch(() => {});
+  }
+
   async connect(): Promise<void> {
+    unprefixErrorsOf(this.transport);
     await this.agentServer.connect(this.transport);
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
+  async close(renewed = false): Promise<void> {
+    if (this.closed && !renewed) return;
     this.closed = true;
-    await this.agentServer.close().catch(() => {});
+    // A session renewed while it closed: only the new upstream session is left to end.
+    if (!renewed) await this.agentServer.close().catch(() => {});
     const upstream = this.client.transport as { terminateSession?: () => Promise<void> };
     await upstream.terminateSession?.().catch(() => {});
     await this.client.close().catch(() => {});
@@ -114,10 +197,12 @@ export class McpSession {
   /** The upstream's complete list: fetched when asked to refresh or never fetched. */
   private async tools(signal: AbortSignal | undefined, refresh = false): Promise<ToolCatalog> {
     if (this.catalog && !refresh) return this.catalog;
-    const catalog = await fetchToolCatalog(this.client, this.server.name, {
-      timeoutMs: this.deps.options.upstreamTimeoutMs,
-      ...(signal ? { signal } : {}),
-    });
+    const catalog = await this.upstreamRequest(() =>
+      fetchToolCatalog(this.client, this.server.name, {
+        timeoutMs: this.deps.options.upstreamTimeoutMs,
+        ...(signal ? { signal } : {}),
+      }),
+    );
     this.catalog = catalog;
     this.deps.reporter?.observe(
       this.server.name,
@@ -182,6 +267,7 @@ export class McpSession {
     context.record.mediation = list.mediation;
     context.record.mediationMs = performance.now() - mediating;
     const tools = servedTools(list);
+    this.lastServed = { facts: context.facts, tools: JSON.stringify(tools) };
     // Receipted when the agent was served something other than the upstream's list.
     if (list.mediation.changed || list.drift.drifted.length > 0) {
       await this.finish(context, 'tools/list', extra.sessionId, {
@@ -217,7 +303,11 @@ export class McpSession {
       throw new McpError(failure.code, failure.message);
     }
     const progressToken = request.params._meta?.progressToken;
-    const outcome = await mediateCall(context, this.upstream, catalog, {
+    const upstream: UpstreamToolCaller = {
+      callTool: (params, options) =>
+        this.upstreamRequest(() => this.upstream.callTool(params, options)),
+    };
+    const outcome = await mediateCall(context, upstream, catalog, {
       name: request.params.name,
       ...(request.params.arguments ? { arguments: request.params.arguments } : {}),
       ...(progressToken !== undefined ? { progressToken } : {}),
@@ -255,10 +345,12 @@ export class McpSession {
       const sent = performance.now();
       let result: unknown;
       try {
-        result = await this.client.request(
-          { method: request.method, params: request.params as JsonObject },
-          ResultSchema,
-          { timeout: this.deps.options.upstreamTimeoutMs, signal: extra.signal },
+        result = await this.upstreamRequest(() =>
+          this.client.request(
+            { method: request.method, params: request.params as JsonObject },
+            ResultSchema,
+            { timeout: this.deps.options.upstreamTimeoutMs, signal: extra.signal },
+          ),
         );
       } catch (error) {
         const failure = upstreamFailure(error, serverName);
@@ -309,6 +401,11 @@ export class McpSession {
     if (!recorded.ok) throw new McpError(ErrorCode.InternalError, recorded.message);
     return true;
   }
+}
+
+/** The upstream answered 404 for its session id: the session is gone there, the request unread. */
+function upstreamSessionLost(error: unknown): boolean {
+  return error instanceof StreamableHTTPError && error.code === 404;
 }
 
 /** What the agent is told the server can do: the upstream's capabilities, tools' list changes always. */

@@ -81,7 +81,17 @@ export function placeholderMediation(
   return mediation;
 }
 
-/** Everything of the identity the rules may read, as one string (property order is fixed). */
+const IDENTITY_KEYS = new WeakMap<RuleIdentity, string>();
+
+/**
+ * Everything of the identity the rules may read, as one string (property order is fixed). A
+ * request's rules object is looked up twice (placeholder, then list): serialized once.
+ */
 function identityKey(rules: RuleIdentity): string {
-  return JSON.stringify(rules);
+  let key = IDENTITY_KEYS.get(rules);
+  if (key === undefined) {
+    key = JSON.stringify(rules);
+    IDENTITY_KEYS.set(rules, key);
+  }
+  return key;
 }

@@ -60,6 +60,11 @@ export class SessionRegistry {
     return session;
   }
 
+  /** Every open session (a new bundle is compared with what each was served). */
+  open(): IterableIterator<McpSession> {
+    return this.sessions.values();
+  }
+
   /** Forgets the session (the transport closed it). */
   forget(id: string): void {
     if (this.sessions.delete(id)) this.options.onCount?.(this.sessions.size);

@@ -125,6 +125,18 @@ describe("bindIdentity by the agent's Toolgate token", () => {
       identityByToken({ secret: 'tg_bot', now: Date.parse(later) }, withTokens as never),
     ).toBeUndefined();
   });
+
+  it("takes the secret's hash when the caller computed it, and looks the token up by it", () => {
+    const sha256 = sha256Hex('tg_bot');
+    expect(identityByToken({ secret: 'tg_bot', now, sha256 }, withTokens as never)?.name).toBe(
+      'ci-bot',
+    );
+    // The hash is what is looked up: a caller handing a wrong one proves nothing.
+    const wrong = sha256Hex('tg_other');
+    expect(
+      identityByToken({ secret: 'tg_bot', now, sha256: wrong }, withTokens as never),
+    ).toBeUndefined();
+  });
 });
 
 describe('identity-scoped rules against unproven callers', () => {

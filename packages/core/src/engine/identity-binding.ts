@@ -40,6 +40,11 @@ export interface PresentedToken {
   secret: string;
   /** Milliseconds since the epoch (core has no clock of its own). */
   now: number;
+  /**
+   * The secret's lowercase hex SHA-256, when the caller already computed it (the MCP proxy keys
+   * session ownership by it): the token is then hashed once per request, not twice.
+   */
+  sha256?: string;
 }
 
 /**
@@ -50,7 +55,7 @@ export function identityByToken(
   token: PresentedToken,
   identities: ReadonlyArray<BindableIdentity>,
 ): BindableIdentity | undefined {
-  const hash = sha256Hex(token.secret);
+  const hash = token.sha256 ?? sha256Hex(token.secret);
   return identities.find(
     (identity) =>
       identity.roles.includes('agent') &&
