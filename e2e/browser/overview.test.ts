@@ -125,7 +125,7 @@ describe('the Overview page', () => {
       .getByRole('link', { name: /read_file/ })
       .click();
     await page.waitForURL(/\/receipts\?.*tool=read_file/);
-    await page.getByText(/receipts? loaded/).waitFor();
+    await page.getByText(/receipts? match/).waitFor();
 
     // A call-time rule's bar: the four requests whose call waits for approval.
     await page.goto(`${stack.console.url}/?range=hour`);
@@ -134,7 +134,7 @@ describe('the Overview page', () => {
       .getByRole('link', { name: /guardrails\/ask-first/ })
       .click();
     await page.waitForURL(/\/receipts\?.*rule=guardrails%2Fask-first/);
-    await page.getByText('4 receipts loaded').waitFor();
+    await page.getByText('4 receipts match').waitFor();
 
     await page.goto(`${stack.console.url}/?range=hour`);
     await chartsDrawn(page);

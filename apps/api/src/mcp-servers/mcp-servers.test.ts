@@ -441,7 +441,9 @@ describe('the gateway bundle', () => {
     let response = await bundle();
     const etag0 = response.headers.get('etag') as string;
     await observed(name, [v1]);
-    response = await bundle(etag0);
+    // As a gateway asks: a long-poll, answered once this replica has the write's notification
+    // (a plain GET right after the write may still see the previous snapshot: 304).
+    response = await bundle(etag0, 10);
     expect(response.status).toBe(200);
     const etag1 = response.headers.get('etag') as string;
     const raw = (await response.json()) as { mcpServers: Array<Record<string, unknown>> };

@@ -205,6 +205,9 @@ function fixtureParam(name: RouteName, param: string): string {
       return victimTokenId;
     case 'hash':
       return SCHEMA_HASH;
+    case 'field':
+      // receipts.values: one of the filters it suggests values for.
+      return 'tool';
     default:
       return 'x';
   }
