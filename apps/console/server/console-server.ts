@@ -46,13 +46,24 @@ export async function isBuildStale(): Promise<boolean> {
   return Math.max(...sources) > built.mtimeMs;
 }
 
-/** Builds the production bundle into `dist/` unless it is up to date; true when it built. */
+/**
+ * Builds the production bundle into `dist/` unless it is up to date (or `force`); true when it
+ * built. Always React's production build: a caller running under vitest has NODE_ENV=test, with
+ * which Vite and the React plugin would bundle React's development build (twice the size).
+ */
 export async function ensureBuilt(
-  options: { log?: (line: string) => void } = {},
+  options: { log?: (line: string) => void; force?: boolean } = {},
 ): Promise<boolean> {
-  if (!(await isBuildStale())) return false;
+  if (!options.force && !(await isBuildStale())) return false;
   options.log?.('building the console (dist/ is missing or older than its sources)…');
-  await build({ root: CONSOLE_ROOT, logLevel: 'warn', mode: 'production' });
+  const callers = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ root: CONSOLE_ROOT, logLevel: 'warn', mode: 'production' });
+  } finally {
+    if (callers === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = callers;
+  }
   return true;
 }
 
