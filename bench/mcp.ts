@@ -11,6 +11,7 @@ import {
   closeSessions,
   interleavedEcho,
   type McpTarget,
+  openSdkSession,
   openSession,
   openSessions,
   type Session,
@@ -112,15 +113,18 @@ export async function runMcpBench(): Promise<BenchResult> {
     } finally {
       await closeSessions(sessions);
     }
-    const throughput = await measureThroughput(
+    const { results: throughput, clientCpuUs } = await measureThroughput(
       targets,
       { rounds: THROUGHPUT_ROUNDS, durationMs: THROUGHPUT_MS, concurrency: CONCURRENCY },
       progress,
     );
-    const receipts = toolgate ? await receiptCounters(toolgate.url) : undefined;
+    const receipts = toolgate
+      ? await receiptCounters(toolgate.url, 'toolgate_gateway_mcp_requests_total')
+      : undefined;
     return mcpReport({
       latency,
       throughput,
+      clientCpuUs,
       sdkVersion: await packageVersion('@modelcontextprotocol/sdk'),
       mcpProxyVersion,
       toolgateError,
@@ -154,7 +158,7 @@ async function checkReachesServer(mcpUrl: string, target: McpTarget) {
   const calls = `${new URL(mcpUrl).origin}/__mock/calls`;
   const total = async () => ((await (await fetch(calls)).json()) as { total: number }).total;
   const before = await total();
-  const session = await openSession(target);
+  const session = await openSdkSession(target);
   try {
     await timedEcho(session).catch((error: Error) => {
       throw new Error(`${target.name}: ${error.message}`);

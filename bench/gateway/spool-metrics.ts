@@ -35,9 +35,13 @@ export async function drainSpool(gatewayUrl: string): Promise<string | undefined
     : `after the block: ${initial} spooled receipts shipped in ${seconds.toFixed(1)} s (${rate})`;
 }
 
-export async function receiptCounters(gatewayUrl: string): Promise<ReceiptCounters> {
+/** `requestsMetric`: the LLM surfaces' request counter by default; the MCP bench names its own. */
+export async function receiptCounters(
+  gatewayUrl: string,
+  requestsMetric = 'toolgate_gateway_requests_total',
+): Promise<ReceiptCounters> {
   return {
-    requests: (await metricValue(gatewayUrl, 'toolgate_gateway_requests_total')) ?? 0,
+    requests: (await metricValue(gatewayUrl, requestsMetric)) ?? 0,
     shipped: (await metricValue(gatewayUrl, 'toolgate_gateway_shipped_receipts_total')) ?? 0,
     depth: (await metricValue(gatewayUrl, 'toolgate_gateway_spool_depth')) ?? 0,
     dropped: (await metricValue(gatewayUrl, 'toolgate_gateway_spool_dropped')) ?? 0,

@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Throughput } from '../gateway/load.ts';
 import { ECHO_CALL } from './plan.ts';
+import { WireSession } from './wire-client.ts';
 
 /** One way to reach the demo MCP server: directly, or through a proxy. */
 export interface McpTarget {
@@ -16,51 +17,86 @@ export interface McpTarget {
   afterBlock?: () => Promise<string | undefined>;
 }
 
-/** An SDK client with an initialized session on one target. */
+/** An initialized MCP session on one target that makes the bench's echo call. */
 export interface Session {
-  client: Client;
-  transport: StreamableHTTPClientTransport;
+  /** One `tools/call` of echo; throws unless the echo comes back without an error. */
+  callEcho(): Promise<void>;
+  /** Ends the session on the server (`DELETE`) and releases the client. */
+  close(): Promise<void>;
 }
 
+/**
+ * Which client makes the timed calls: the bench's lean wire client (default, wire-client.ts: the
+ * load generator should take as little of the machine as it can) or `BENCH_MCP_CLIENT=sdk`,
+ * the SDK's `Client` (~550 µs of CPU per call).
+ */
+export const LOAD_CLIENT: 'wire' | 'sdk' = process.env.BENCH_MCP_CLIENT === 'sdk' ? 'sdk' : 'wire';
+
 export async function openSession(target: McpTarget): Promise<Session> {
-  const transport = new StreamableHTTPClientTransport(new URL(target.url), {
-    requestInit: { headers: target.headers },
-  });
-  const client = new Client({ name: 'toolgate-bench', version: '1.0.0' });
-  try {
-    await client.connect(transport);
-  } catch (error) {
-    throw new Error(`${target.name}: initialize failed: ${(error as Error).message}`);
-  }
-  return { client, transport };
+  return (await openSessions(target, 1))[0] as Session;
 }
 
 export async function openSessions(target: McpTarget, count: number): Promise<Session[]> {
-  const sessions: Session[] = [];
-  for (let i = 0; i < count; i++) sessions.push(await openSession(target));
-  return sessions;
+  try {
+    if (LOAD_CLIENT === 'wire') return await WireSession.openMany(target, count);
+    const sessions: Session[] = [];
+    for (let i = 0; i < count; i++) sessions.push(await openSdkSession(target));
+    return sessions;
+  } catch (error) {
+    throw new Error(`${target.name}: initialize failed: ${(error as Error).message}`);
+  }
 }
+
+/**
+ * A session of the official SDK `Client`: every target is checked with one before anything is
+ * timed (bench/mcp.ts), and it makes the timed calls under `BENCH_MCP_CLIENT=sdk`.
+ */
+export async function openSdkSession(target: McpTarget): Promise<Session> {
+  const transport = new StreamableHTTPClientTransport(new URL(target.url), {
+    requestInit: { headers: target.headers },
+    fetch: fetchWithoutSessionSignal,
+  });
+  const client = new Client({ name: 'toolgate-bench', version: '1.0.0' });
+  await client.connect(transport);
+  return {
+    async callEcho() {
+      const result = await client.callTool(ECHO_CALL);
+      const content = result.content as Array<{ type: string; text?: string }>;
+      if (result.isError || content[0]?.text !== ECHO_CALL.arguments.text) {
+        throw new Error(`unexpected echo result: ${JSON.stringify(result).slice(0, 300)}`);
+      }
+    },
+    async close() {
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    },
+  };
+}
+
+/**
+ * The SDK client transport hands every POST its session's one `AbortSignal`, and fetch leaves a
+ * listener on it per request: after ~1500 calls a session warns (MaxListenersExceeded) and each
+ * new listener costs a scan of the others, so an SDK load generator slows as a run goes on,
+ * taking CPU from the servers it measures. POSTs go without it (the bench never aborts a call;
+ * an answer's body is read to its end); the standalone GET stream keeps it, so `close()` still
+ * ends that stream.
+ */
+const fetchWithoutSessionSignal: typeof fetch = (input, init) => {
+  if (init?.method !== 'POST' || init.signal === undefined) return fetch(input, init);
+  const { signal: _signal, ...rest } = init;
+  return fetch(input, rest);
+};
 
 /** Ends the sessions (DELETE, so no server keeps them) and closes the clients. */
 export async function closeSessions(sessions: ReadonlyArray<Session>): Promise<void> {
-  await Promise.all(
-    sessions.map(async ({ client, transport }) => {
-      await transport.terminateSession().catch(() => {});
-      await client.close();
-    }),
-  );
+  await Promise.all(sessions.map((session) => session.close().catch(() => {})));
 }
 
 /** One `tools/call` of echo, timed from the call to its checked result. */
 export async function timedEcho(session: Session): Promise<number> {
   const started = performance.now();
-  const result = await session.client.callTool(ECHO_CALL);
-  const ms = performance.now() - started;
-  const content = result.content as Array<{ type: string; text?: string }>;
-  if (result.isError || content[0]?.text !== ECHO_CALL.arguments.text) {
-    throw new Error(`unexpected echo result: ${JSON.stringify(result).slice(0, 300)}`);
-  }
-  return ms;
+  await session.callEcho();
+  return performance.now() - started;
 }
 
 /**

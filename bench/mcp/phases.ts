@@ -5,6 +5,7 @@ import {
   type ThroughputResult,
   throughputRounds,
 } from '../gateway/phases.ts';
+import { median } from '../measure.ts';
 import {
   closedLoop,
   closeSessions,
@@ -36,21 +37,31 @@ export async function measureLatency(
 
 /**
  * Concurrency `concurrency` (that many sessions per target, opened once), `rounds` blocks of
- * `durationMs` per target, order rotated per round; CPU per call of the target's own processes.
+ * `durationMs` per target, order rotated per round; CPU per call of the target's own processes,
+ * and of the load generator (this process: median over rounds, µs), which shares the machine.
  */
 export async function measureThroughput(
   targets: ReadonlyArray<McpTarget>,
   options: { rounds: number; durationMs: number; concurrency: number },
   progress: (line: string) => void,
-): Promise<Map<string, ThroughputResult>> {
+): Promise<{ results: Map<string, ThroughputResult>; clientCpuUs: Map<string, number> }> {
   const sessions = new Map<string, Session[]>();
+  const clientCpu = new Map(targets.map((t) => [t.name, [] as number[]]));
   try {
     for (const target of targets) {
       sessions.set(target.name, await openSessions(target, options.concurrency));
     }
-    return await throughputRounds(targets, options, progress, (target) =>
-      closedLoop(sessions.get(target.name) ?? [], options.durationMs),
-    );
+    const results = await throughputRounds(targets, options, progress, async (target) => {
+      const before = process.cpuUsage();
+      const measured = await closedLoop(sessions.get(target.name) ?? [], options.durationMs);
+      const used = process.cpuUsage(before);
+      if (measured.requests > 0) {
+        clientCpu.get(target.name)?.push((used.user + used.system) / measured.requests);
+      }
+      return measured;
+    });
+    const clientCpuUs = new Map([...clientCpu].map(([name, values]) => [name, median(values)]));
+    return { results, clientCpuUs };
   } finally {
     await Promise.all([...sessions.values()].map(closeSessions));
   }

@@ -2,6 +2,7 @@ import { cpus } from 'node:os';
 import type { LatencyResult, ThroughputResult } from '../gateway/phases.ts';
 import type { ReceiptCounters } from '../gateway/report.ts';
 import type { BenchResult } from '../measure.ts';
+import { LOAD_CLIENT } from './load.ts';
 import {
   CONCURRENCY,
   DIRECT,
@@ -22,6 +23,8 @@ import {
 export interface McpReport {
   latency: Map<string, LatencyResult>;
   throughput: Map<string, ThroughputResult>;
+  /** The load generator's own CPU per call at concurrency 32, µs, per target. */
+  clientCpuUs: Map<string, number>;
   sdkVersion: string;
   mcpProxyVersion: string;
   toolgateError: string | undefined;
@@ -34,7 +37,10 @@ export function mcpReport(r: McpReport): BenchResult {
   const cpu = cpus();
   const lines: string[] = [
     `machine: Node ${process.version}, ${cpu.length}× ${cpu[0]?.model.trim() ?? 'unknown CPU'}; every server is its own process, the load generator is this one`,
-    `call: tools/call ${JSON.stringify(ECHO_CALL)} to the demo MCP server (apps/mock-mcp: the SDK's McpServer on node:http, SSE answers), each client an SDK Client (@modelcontextprotocol/sdk ${r.sdkVersion}) with an initialized session`,
+    `call: tools/call ${JSON.stringify(ECHO_CALL)} to the demo MCP server (apps/mock-mcp: the SDK's McpServer on node:http, SSE answers), SDK ${r.sdkVersion}; every target first checked with an SDK Client`,
+    LOAD_CLIENT === 'wire'
+      ? "load generator: the bench's lean Streamable HTTP client (bench/mcp/wire-client.ts), one initialized session per worker; BENCH_MCP_CLIENT=sdk for SDK Clients"
+      : 'load generator: SDK Clients (BENCH_MCP_CLIENT=sdk), one initialized session per worker',
     `mcp-proxy: ${r.mcpProxyVersion} (its library: one upstream SDK Client on Streamable HTTP, proxyServer per downstream session, event store off)`,
     'toolgate: <gateway>/mcp/bench as a token-proven agent; 12 rules in the bundle (2 for the server, 10 LLM ones), receipts on and shipped to the API',
     `warm-up: ${WARMUP_CALLS} calls per target at concurrency 1, ${WARMUP_MS / 1000} s per target at ${CONCURRENCY}`,
@@ -50,21 +56,23 @@ export function mcpReport(r: McpReport): BenchResult {
   }
   lines.push(
     '',
-    `concurrency ${CONCURRENCY} (${CONCURRENCY} sessions per target): ${THROUGHPUT_ROUNDS} rounds × ${THROUGHPUT_MS / 1000} s per target, order rotated; medians of the rounds; CPU/call = the server process's own CPU (direct: the MCP server; a proxy: the proxy alone)`,
-    `  ${'target'.padEnd(12)}${pad('calls/s', 10)}${pad('CPU/call', 15)}   rounds`,
+    `concurrency ${CONCURRENCY} (${CONCURRENCY} sessions per target): ${THROUGHPUT_ROUNDS} rounds × ${THROUGHPUT_MS / 1000} s per target, order rotated; medians of the rounds; CPU/call = the server process's own CPU (direct: the MCP server; a proxy: the proxy alone); client CPU/call = the load generator's`,
+    `  ${'target'.padEnd(12)}${pad('calls/s', 10)}${pad('CPU/call', 15)}${pad('client CPU/call', 18)}   rounds`,
   );
   for (const [name, t] of r.throughput) {
     const cpuText =
       t.cpuMsPerRequest === undefined ? '—' : `${(t.cpuMsPerRequest * 1000).toFixed(0)} µs`;
+    const client = r.clientCpuUs.get(name);
+    const clientText = client === undefined ? '—' : `${client.toFixed(0)} µs`;
     const errors = t.errors > 0 ? `, ${t.errors} errors (${t.firstError})` : '';
     lines.push(
-      `  ${name.padEnd(12)}${pad(t.perSecond.toFixed(0), 10)}${pad(cpuText, 15)}   ${t.rounds.map((x) => x.toFixed(0)).join(' / ')}${errors}`,
+      `  ${name.padEnd(12)}${pad(t.perSecond.toFixed(0), 10)}${pad(cpuText, 15)}${pad(clientText, 18)}   ${t.rounds.map((x) => x.toFixed(0)).join(' / ')}${errors}`,
     );
     for (const note of t.notes) lines.push(`  ${''.padEnd(12)}${note}`);
   }
   if (r.receipts) {
     lines.push(
-      `  toolgate receipts: ${r.receipts.requests} requests, ${r.receipts.shipped} receipts shipped to the API, ${r.receipts.depth} still spooled, ${r.receipts.dropped} dropped`,
+      `  toolgate receipts: ${r.receipts.requests} MCP requests answered, ${r.receipts.shipped} receipts shipped to the API, ${r.receipts.depth} still spooled, ${r.receipts.dropped} dropped`,
     );
   }
 
@@ -99,7 +107,7 @@ export function mcpReport(r: McpReport): BenchResult {
     );
   }
   return {
-    name: 'mcp: tools/call direct vs mcp-proxy vs Toolgate (same SDK server, SDK clients with sessions)',
+    name: `mcp: tools/call direct vs mcp-proxy vs Toolgate (same SDK server, ${LOAD_CLIENT === 'wire' ? 'lean wire' : 'SDK'} clients with sessions)`,
     passed,
     lines,
   };

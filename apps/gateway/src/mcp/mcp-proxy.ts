@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -298,8 +298,9 @@ export class McpProxy {
   }
 }
 
+/** One-shot `crypto.hash` (Node ≥ 20.12): no Hash object per request, as in core's sha256. */
 function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }
 
 /** A JSON-RPC error answer of the gateway's own (no request id: it was not read, or not valid). */
