@@ -17,6 +17,7 @@ import type { CallGates } from '../calls/call-gates.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { readBody, sendJson, UnreadableBodyError } from '../proxy/agent-http.ts';
 import { readAgentIdentity, UnreadableIdentityError } from '../proxy/agent-identity.ts';
+import { relayedCapabilities } from './agent-requests.ts';
 import { LeanUpstream, UpstreamPools, upstreamSessionOf } from './lean-upstream.ts';
 import type { McpReceipts } from './mcp-receipts.ts';
 import { requestContext } from './mcp-request.ts';
@@ -192,7 +193,7 @@ export class McpProxy {
     const sessionId = sessionIds?.[0];
     if (sessionId === undefined) {
       if (method === 'POST' && isInitializeRequest(body)) {
-        return this.open(server, owner, request, reply, body);
+        return this.open(server, owner, authInfo, request, reply, body);
       }
       return answerError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
     }
@@ -212,6 +213,7 @@ export class McpProxy {
   private async open(
     server: BundleMcpServer,
     owner: string,
+    authInfo: ReturnType<typeof authInfoFor>,
     request: IncomingMessage,
     reply: ServerResponse,
     body: unknown,
@@ -225,11 +227,14 @@ export class McpProxy {
     }
     let session: McpSession | undefined;
     try {
+      // The client features the agent declares are declared upstream, and relayed.
+      const declared = relayedCapabilities(body);
       const connect = () =>
         connectUpstream(server, {
           secrets: this.deps.secrets,
           maxResponseBytes: this.deps.options.maxResponseBytes,
           timeoutMs: this.deps.options.upstreamTimeoutMs,
+          clientCapabilities: declared,
         });
       let client: Client;
       try {
@@ -252,7 +257,11 @@ export class McpProxy {
         (name, authInfo) => this.context(name, server, authInfo),
         (s, id) => this.sessions.add(id, s),
         (id) => void this.sessions.close(id),
-        { callerFor: (c) => this.leanUpstream(server, c), reconnect: connect },
+        {
+          callerFor: (c) => this.leanUpstream(server, c),
+          reconnect: connect,
+          relay: { declared, authInfo },
+        },
       );
       session = opened;
       await opened.connect();

@@ -8,6 +8,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import {
   type CallToolRequest,
   CallToolRequestSchema,
+  type ClientCapabilities,
   ErrorCode,
   type JSONRPCRequest,
   type ListToolsRequest,
@@ -19,6 +20,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { BundleMcpServer, JsonObject } from '@toolgate/core';
 import type { ActiveBundle } from '../bundle/bundle-store.ts';
+import { type RelayedRequest, relayAgentRequests } from './agent-requests.ts';
 import { mediateCall } from './call-mediation.ts';
 import { LeanAgentEndpoint } from './lean-agent.ts';
 import { refuseCursor, servedTools } from './list-mediation.ts';
@@ -84,6 +86,11 @@ export class McpSession {
       callerFor?: (client: Client) => UpstreamToolCaller;
       /** A new upstream session (for when the upstream lost this one); none: never renewed. */
       reconnect?: () => Promise<Client>;
+      /**
+       * The client features the upstream client declared for the agent (relayAgentRequests),
+       * and who the agent proved to be at `initialize`, for the receipts of those requests.
+       */
+      relay?: { declared: ClientCapabilities; authInfo: AuthInfo };
     } = {},
   ) {
     this.transport = new StreamableHTTPServerTransport({
@@ -108,6 +115,14 @@ export class McpSession {
 
   /** Upstream notifications: list changes refetched then forwarded, the rest forwarded as they are. */
   private wire(client: Client): void {
+    const relay = this.upstreams.relay;
+    if (relay !== undefined) {
+      relayAgentRequests(client, this.agentServer, {
+        declared: relay.declared,
+        timeoutMs: this.deps.options.upstreamTimeoutMs,
+        finished: (relayed) => this.relayed(relayed, relay.authInfo),
+      });
+    }
     client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
       // Refetched (drift found and reported) before the agent hears of it.
       this.catalog = undefined;
@@ -368,6 +383,16 @@ export class McpSession {
       });
       return result as never;
     }
+  }
+
+  /** The receipt of a request the upstream sent the agent (sampling, elicitation, roots). */
+  private async relayed(relayed: RelayedRequest, authInfo: AuthInfo): Promise<void> {
+    const context = this.context(this.server.name, authInfo);
+    await this.finish(context, relayed.method, this.sessionId, {
+      status: relayed.ok ? 200 : 502,
+      upstreamMs: relayed.ms,
+      ...(relayed.error ? { error: relayed.error.message, mcpError: relayed.error } : {}),
+    });
   }
 
   /**

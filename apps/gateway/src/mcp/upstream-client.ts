@@ -3,7 +3,12 @@ import {
   StreamableHTTPClientTransport,
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  type ClientCapabilities,
+  ErrorCode,
+  McpError,
+} from '@modelcontextprotocol/sdk/types.js';
 import { type BundleMcpServer, boundedText, type JsonObject, scrubSecrets } from '@toolgate/core';
 
 /** Where `secretRef.env` headers are read from: the gateway's environment, at connect time. */
@@ -83,6 +88,8 @@ export interface UpstreamOptions {
   maxResponseBytes: number;
   /** Connecting (the upstream's `initialize`) gives up after this long. */
   timeoutMs: number;
+  /** The client features the agent declared, declared upstream in turn (agent-requests.ts). */
+  clientCapabilities?: ClientCapabilities;
 }
 
 /**
@@ -109,8 +116,9 @@ export async function connectUpstream(
   const client = new Client(
     { name: 'toolgate-gateway', version: '0.1.0' },
     // The gateway passes results through: it does not validate them against the tools' output
-    // schemas (the agent's client does, against the definitions it was served).
-    { capabilities: {} },
+    // schemas (the agent's client does, against the definitions it was served). It declares the
+    // client features the agent declared, and relays them (agent-requests.ts).
+    { capabilities: options.clientCapabilities ?? {} },
   );
   try {
     await client.connect(transport, { timeout: options.timeoutMs });
