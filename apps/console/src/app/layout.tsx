@@ -2,7 +2,7 @@ import { Suspense } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { signInPath } from '../shared/auth/return-to.ts';
 import { useSession, useWhoami } from '../shared/auth/session.tsx';
-import { ErrorState, Loading } from '../shared/ui/states.tsx';
+import { ErrorState, PageSkeleton } from '../shared/ui/states.tsx';
 import { TopBar } from './top-bar.tsx';
 
 /** The signed-in frame: navigation, who is signed in with which roles, and the page. */
@@ -32,7 +32,7 @@ export function Layout() {
         {who.error ? (
           <ErrorState error={who.error} retry={() => void who.refetch()} />
         ) : (
-          <Suspense fallback={<Loading />}>
+          <Suspense fallback={<PageSkeleton />}>
             <Outlet />
           </Suspense>
         )}
