@@ -99,11 +99,27 @@ async function settled(page: Page): Promise<void> {
   await expect.poll(() => page.locator('[aria-busy="true"]').count(), { timeout: 15_000 }).toBe(0);
 }
 
-/** How many pixels the page is wider than the screen (0 when it fits). */
-async function horizontalOverflow(page: Page): Promise<number> {
-  return (await page.evaluate(
-    'document.documentElement.scrollWidth - document.documentElement.clientWidth',
-  )) as number;
+/**
+ * How far the page is wider than the screen (0 when it fits) and, when it is not, the outermost
+ * elements that stick out on the right, to say what to fix.
+ */
+async function horizontalOverflow(page: Page): Promise<{ px: number; culprits: string[] }> {
+  return (await page.evaluate(`(() => {
+    const root = document.documentElement;
+    const px = root.scrollWidth - root.clientWidth;
+    const culprits = [];
+    if (px > 0) {
+      for (const el of document.querySelectorAll('body *')) {
+        const right = el.getBoundingClientRect().right;
+        const parent = el.parentElement;
+        if (right > root.clientWidth + 1 && parent && parent.getBoundingClientRect().right <= root.clientWidth + 1) {
+          culprits.push(el.tagName.toLowerCase() + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\\s+/).join('.') : '') + ' (' + Math.round(right) + 'px)');
+          if (culprits.length >= 5) break;
+        }
+      }
+    }
+    return { px, culprits };
+  })()`)) as { px: number; culprits: string[] };
 }
 
 const ROUTES: Array<{ slug: string; path: () => string; heading?: RegExp }> = [
@@ -138,7 +154,11 @@ describe('every console route, desktop and phone, light and dark', () => {
       const problems: string[] = [];
       await inEachColorScheme(page, async (scheme) => {
         const overflow = await horizontalOverflow(page);
-        if (overflow > 0) problems.push(`${viewport.name}/${scheme}: ${overflow}px too wide`);
+        if (overflow.px > 0) {
+          problems.push(
+            `${viewport.name}/${scheme}: ${overflow.px}px too wide: ${overflow.culprits.join(', ')}`,
+          );
+        }
         for (const v of await seriousA11yViolations(page)) {
           problems.push(`${viewport.name}/${scheme}: [${v.impact}] ${v.id} ${v.targets.join(' ')}`);
         }
@@ -159,7 +179,7 @@ describe('every console route, desktop and phone, light and dark', () => {
       await page.getByRole('heading', { name: 'Toolgate console' }).waitFor();
       const problems: string[] = [];
       await inEachColorScheme(page, async (scheme) => {
-        if ((await horizontalOverflow(page)) > 0) problems.push(`${viewport.name}/${scheme}`);
+        if ((await horizontalOverflow(page)).px > 0) problems.push(`${viewport.name}/${scheme}`);
         for (const v of await seriousA11yViolations(page)) {
           problems.push(`${viewport.name}/${scheme}: [${v.impact}] ${v.id}`);
         }
@@ -231,13 +251,13 @@ describe('global behaviour', () => {
     await selected.focus();
     await page.keyboard.press('ArrowRight');
     await page.waitForURL(/tab=history/);
-    expect(await selected.textContent()).toBe('History');
+    await expect.poll(() => selected.textContent()).toBe('History');
     expect(await page.evaluate('document.activeElement.textContent')).toBe('History');
     await page.keyboard.press('End');
     await page.waitForURL(/tab=diff/);
     await page.keyboard.press('ArrowRight');
     await page.waitForURL((url) => !url.search.includes('tab='));
-    expect(await selected.textContent()).toBe('Editor');
+    await expect.poll(() => selected.textContent()).toBe('Editor');
     await page.keyboard.press('ArrowLeft');
     await page.waitForURL(/tab=diff/);
     await page.keyboard.press('Home');
@@ -246,7 +266,9 @@ describe('global behaviour', () => {
     const editorView = page.getByRole('tablist', { name: 'Editor view' });
     await editorView.getByRole('tab', { name: 'YAML' }).focus();
     await page.keyboard.press('ArrowRight');
-    expect(await editorView.getByRole('tab', { selected: true }).textContent()).toBe('Form');
+    await expect
+      .poll(() => editorView.getByRole('tab', { selected: true }).textContent())
+      .toBe('Form');
     await page.getByRole('tabpanel').getByLabel('Name').first().waitFor();
     await page.close();
   });
@@ -265,7 +287,7 @@ describe('global behaviour', () => {
     await menu.click();
     expect(await menu.getAttribute('aria-expanded')).toBe('true');
     await policies.waitFor({ state: 'visible' });
-    expect(await horizontalOverflow(page)).toBe(0);
+    expect((await horizontalOverflow(page)).px).toBe(0);
     await screenshot(page, '62-phone-menu-open');
     await page.keyboard.press('Escape');
     expect(await menu.getAttribute('aria-expanded')).toBe('false');
