@@ -117,6 +117,15 @@ async function horizontalOverflow(page: Page): Promise<{ px: number; culprits: s
           if (culprits.length >= 5) break;
         }
       }
+      // Content (text) can spill out of a box that itself fits: name the innermost such boxes.
+      if (culprits.length === 0) {
+        for (const el of document.querySelectorAll('body *')) {
+          if (el.children.length === 0 && el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX === 'visible') {
+            culprits.push(el.tagName.toLowerCase() + '.' + String(el.className) + ' "' + (el.textContent || '').slice(0, 40) + '"');
+            if (culprits.length >= 5) break;
+          }
+        }
+      }
     }
     return { px, culprits };
   })()`)) as { px: number; culprits: string[] };
@@ -296,7 +305,7 @@ describe('global behaviour', () => {
     await menu.click();
     await policies.click();
     await page.waitForURL(/\/policies$/);
-    expect(await menu.getAttribute('aria-expanded')).toBe('false');
+    await expect.poll(() => menu.getAttribute('aria-expanded')).toBe('false');
     expect(await policies.isVisible()).toBe(false);
     await page.close();
 
