@@ -1,5 +1,6 @@
 import axe from 'axe-core';
 import type { Page } from 'playwright-core';
+import { inEachColorScheme } from './browser.ts';
 
 const AXE_TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'];
 
@@ -35,13 +36,20 @@ export async function seriousA11yViolations(page: Page): Promise<AxeViolation[]>
   return results.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 
-/** Throws with a readable list when the page has serious or critical accessibility violations. */
+/**
+ * Throws with a readable list when the page has serious or critical accessibility violations,
+ * in either colour scheme (light and dark are both checked: contrast differs between them).
+ */
 export async function expectAccessible(page: Page, what: string): Promise<void> {
-  const violations = await seriousA11yViolations(page);
-  if (violations.length > 0) {
-    const lines = violations.map(
-      (v) => `  [${v.impact}] ${v.id}: ${v.help}\n      ${v.targets.join('\n      ')}`,
-    );
-    throw new Error(`accessibility violations on ${what}:\n${lines.join('\n')}`);
+  const found: string[] = [];
+  await inEachColorScheme(page, async (scheme) => {
+    for (const v of await seriousA11yViolations(page)) {
+      found.push(
+        `  [${v.impact}] (${scheme}) ${v.id}: ${v.help}\n      ${v.targets.join('\n      ')}`,
+      );
+    }
+  });
+  if (found.length > 0) {
+    throw new Error(`accessibility violations on ${what}:\n${found.join('\n')}`);
   }
 }

@@ -43,12 +43,46 @@ export async function signedInContext(
   return context;
 }
 
-/** Saves a full-page screenshot to `e2e/screenshots/<name>.png` for a reviewer to look at. */
+export type ColorScheme = 'light' | 'dark';
+export const COLOR_SCHEMES: readonly ColorScheme[] = ['light', 'dark'];
+
+/** The colour scheme the page currently sees (the system preference, as emulated). */
+export async function colorSchemeOf(page: Page): Promise<ColorScheme> {
+  const dark = await page.evaluate('matchMedia("(prefers-color-scheme: dark)").matches');
+  return dark ? 'dark' : 'light';
+}
+
+/**
+ * Runs `check` once with the system preference light and once dark (Playwright's colorScheme
+ * emulation; the console follows it unless its theme toggle pins one), then puts back the scheme
+ * the page had.
+ */
+export async function inEachColorScheme(
+  page: Page,
+  check: (scheme: ColorScheme) => Promise<void>,
+): Promise<void> {
+  const before = await colorSchemeOf(page);
+  try {
+    for (const scheme of COLOR_SCHEMES) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await check(scheme);
+    }
+  } finally {
+    await page.emulateMedia({ colorScheme: before });
+  }
+}
+
+/**
+ * Saves full-page screenshots to `e2e/screenshots/<name>.png` (light) and `<name>.dark.png`
+ * (dark) for a reviewer to look at; returns the light one's path.
+ */
 export async function screenshot(page: Page, name: string): Promise<string> {
   await mkdir(SCREENSHOTS_DIR, { recursive: true });
-  const path = `${SCREENSHOTS_DIR}${name}.png`;
-  await page.screenshot({ path, fullPage: true });
-  return path;
+  await inEachColorScheme(page, async (scheme) => {
+    const suffix = scheme === 'dark' ? '.dark' : '';
+    await page.screenshot({ path: `${SCREENSHOTS_DIR}${name}${suffix}.png`, fullPage: true });
+  });
+  return `${SCREENSHOTS_DIR}${name}.png`;
 }
 
 /**

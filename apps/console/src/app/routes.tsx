@@ -1,7 +1,7 @@
 import { lazy } from 'react';
 import { createBrowserRouter, type RouteObject, useRouteError } from 'react-router';
 import { SignInPage } from '../features/auth/components/sign-in-page.tsx';
-import { Empty, ErrorState } from '../shared/ui/states.tsx';
+import { ErrorState, NotFound } from '../shared/ui/states.tsx';
 import { Layout } from './layout.tsx';
 
 // Every page is its own chunk: the initial bundle is the shell, and the editor and diff
@@ -105,7 +105,7 @@ export const routes: RouteObject[] = [
       { path: 'mcp-servers/:name', element: <McpServerPage /> },
       { path: 'identities', element: <IdentitiesPage /> },
       { path: 'audit', element: <AuditPage /> },
-      { path: '*', element: <Empty title="Page not found">Nothing lives at this address.</Empty> },
+      { path: '*', element: <NotFound /> },
     ],
   },
 ];

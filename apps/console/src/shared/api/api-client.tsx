@@ -3,9 +3,23 @@ import { createContext, type ReactNode, useContext } from 'react';
 
 const ApiClientContext = createContext<ApiClient | null>(null);
 
-/** The typed client every fetcher uses; the API is on the console's own origin (proxied). */
-export function makeApiClient(token: string | undefined, baseUrl = window.location.origin) {
-  return createClient({ baseUrl, ...(token ? { token } : {}) });
+/**
+ * The typed client every fetcher uses; the API is on the console's own origin (proxied).
+ * `onUnauthorized` hears every 401 of any call made with the token (queries, mutations, exports,
+ * raw streams alike): the one place that notices a token the API no longer accepts.
+ */
+export function makeApiClient(
+  token: string | undefined,
+  baseUrl = window.location.origin,
+  onUnauthorized?: () => void,
+) {
+  const observed: typeof fetch = async (input, init) => {
+    // Looked up per call, not captured, so a fetch installed later (tests) is the one used.
+    const response = await globalThis.fetch(input, init);
+    if (response.status === 401 && token) onUnauthorized?.();
+    return response;
+  };
+  return createClient({ baseUrl, ...(token ? { token } : {}), fetch: observed });
 }
 
 export function ApiClientProvider(props: { client: ApiClient; children: ReactNode }) {

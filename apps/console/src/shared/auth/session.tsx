@@ -1,7 +1,15 @@
 import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type ApiClient, ROUTES, type RouteName } from '@toolgate/contract';
 import type { Role } from '@toolgate/core';
-import { createContext, type ReactNode, useCallback, useContext, useMemo, useState } from 'react';
+import {
+  createContext,
+  type ReactNode,
+  useCallback,
+  useContext,
+  useMemo,
+  useRef,
+  useState,
+} from 'react';
 import { ApiClientProvider, makeApiClient } from '../api/api-client.tsx';
 
 /** Kept per browser tab: closing the tab signs out, and other sites never see it. */
@@ -34,6 +42,12 @@ export function whoamiQueryOptions(client: ApiClient, token: string) {
 interface Session {
   token: string | undefined;
   client: ApiClient;
+  /**
+   * Why there is no token: `signedOut` (the user's choice: sign-in starts afresh) or `expired`
+   * (the API answered 401: sign-in returns to the page one was on). Undefined while signed in
+   * or before the first sign-in.
+   */
+  ended: 'signedOut' | 'expired' | undefined;
   signIn(token: string): void;
   signOut(): void;
 }
@@ -50,20 +64,37 @@ function readToken(): string | undefined {
 
 export function SessionProvider(props: { children: ReactNode; initialToken?: string }) {
   const [token, setToken] = useState<string | undefined>(() => props.initialToken ?? readToken());
+  const [ended, setEnded] = useState<Session['ended']>();
   const queryClient = useQueryClient();
-  const client = useMemo(() => makeApiClient(token), [token]);
+  const end = useCallback(
+    (reason: NonNullable<Session['ended']>) => {
+      sessionStorage.removeItem(TOKEN_KEY);
+      setToken(undefined);
+      setEnded(reason);
+      queryClient.clear();
+    },
+    [queryClient],
+  );
+  // A 401 to any call ends the session, but only if it was made with the token still in use: a
+  // late answer to a previous token must not sign out the next one.
+  const current = useRef(token);
+  current.current = token;
+  const client = useMemo(
+    () =>
+      makeApiClient(token, window.location.origin, () => {
+        if (current.current === token) end('expired');
+      }),
+    [token, end],
+  );
   const signIn = useCallback((next: string) => {
     sessionStorage.setItem(TOKEN_KEY, next);
     setToken(next);
+    setEnded(undefined);
   }, []);
-  const signOut = useCallback(() => {
-    sessionStorage.removeItem(TOKEN_KEY);
-    setToken(undefined);
-    queryClient.clear();
-  }, [queryClient]);
+  const signOut = useCallback(() => end('signedOut'), [end]);
   const value = useMemo(
-    () => ({ token, client, signIn, signOut }),
-    [token, client, signIn, signOut],
+    () => ({ token, client, ended, signIn, signOut }),
+    [token, client, ended, signIn, signOut],
   );
   return (
     <SessionContext value={value}>

@@ -1,6 +1,6 @@
 import { defaultKeymap, history, historyKeymap, indentWithTab } from '@codemirror/commands';
 import { yaml } from '@codemirror/lang-yaml';
-import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
+import { bracketMatching, syntaxHighlighting } from '@codemirror/language';
 import { type Diagnostic, lintGutter, setDiagnostics } from '@codemirror/lint';
 import { EditorState } from '@codemirror/state';
 import {
@@ -11,6 +11,7 @@ import {
   lineNumbers,
 } from '@codemirror/view';
 import { useEffect, useRef } from 'react';
+import { themedHighlightStyle } from './highlight-style.ts';
 import { inlineMessages, setInlineMessages } from './inline-messages.ts';
 
 export interface EditorDiagnostic {
@@ -21,7 +22,7 @@ export interface EditorDiagnostic {
 
 /** The extensions shared by the editor and the diff view: YAML with syntax highlighting. */
 export function yamlExtensions() {
-  return [yaml(), syntaxHighlighting(defaultHighlightStyle, { fallback: true })];
+  return [yaml(), syntaxHighlighting(themedHighlightStyle)];
 }
 
 /**

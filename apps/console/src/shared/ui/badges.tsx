@@ -1,8 +1,9 @@
 import type { ReactNode } from 'react';
 
 /**
- * A schema or revision hash, shortened; the colour comes from the hash itself so equal hashes
- * look alike at a glance and a changed one stands out.
+ * A schema or revision hash, shortened. It is an identifier, so it looks like one (monospace,
+ * neutral) and never like a status pill; a small swatch coloured by the hash itself lets equal
+ * hashes look alike at a glance and a changed one stand out.
  */
 export function HashBadge(props: { hash: string | null | undefined; label?: string }) {
   if (!props.hash) return <span className="muted">—</span>;
@@ -14,6 +15,7 @@ export function HashBadge(props: { hash: string | null | undefined; label?: stri
       title={props.hash}
       style={{ '--hash-hue': hue } as React.CSSProperties}
     >
+      <span className="hash-swatch" aria-hidden="true" />
       <span className="sr-only">{props.label ?? 'hash'} </span>
       {hex.slice(0, 12)}
     </code>

@@ -1,20 +1,25 @@
 import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
-import { useLocation, useNavigate } from 'react-router';
+import { useNavigate, useSearchParams } from 'react-router';
 import { errorMessage, httpStatusOf, makeApiClient } from '../../../shared/api/api-client.tsx';
+import { safeReturnPath } from '../../../shared/auth/return-to.ts';
 import { fetchWhoami, sessionKeys, useSession } from '../../../shared/auth/session.tsx';
 import { Field } from '../../../shared/ui/field.tsx';
 
-/** Sign in with an API token; the token is checked against `whoami` before it is kept. */
+/**
+ * Sign in with an API token; the token is checked against `whoami` before it is kept. Then back
+ * to `?next=` (the page one was on, checked to be a path of this console) or the Overview.
+ */
 export function SignInPage() {
   const { signIn } = useSession();
   const navigate = useNavigate();
-  const location = useLocation();
   const queryClient = useQueryClient();
   const [token, setToken] = useState('');
   const [error, setError] = useState<string>();
   const [checking, setChecking] = useState(false);
-  const from = (location.state as { from?: string } | null)?.from ?? '/';
+  const [search] = useSearchParams();
+  const from = safeReturnPath(search.get('next')) ?? '/';
+  const expired = search.get('reason') === 'expired';
 
   const submit = async (event: FormEvent) => {
     event.preventDefault();
@@ -42,6 +47,12 @@ export function SignInPage() {
     <main className="sign-in" id="main">
       <form onSubmit={submit} className="sign-in-card" aria-labelledby="sign-in-title">
         <h1 id="sign-in-title">Toolgate console</h1>
+        {expired ? (
+          <p className="notice" role="status">
+            Your session has ended: the API no longer accepts the token (expired or revoked). Sign
+            in again to return to the page you were on.
+          </p>
+        ) : null}
         <p className="muted">
           Sign in with an API token. Operators edit policies; auditors read history.
         </p>

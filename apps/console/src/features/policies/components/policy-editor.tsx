@@ -6,6 +6,7 @@ import { YamlEditor } from '../../../shared/editor/yaml-editor.tsx';
 import { rangeOfCause } from '../../../shared/editor/yaml-positions.ts';
 import { useDebounced } from '../../../shared/lib/use-debounced.ts';
 import { Pill } from '../../../shared/ui/badges.tsx';
+import { TabPanel, Tabs } from '../../../shared/ui/tabs.tsx';
 import { useApplyPolicy } from '../api/apply-policy.ts';
 import { useValidatePolicy } from '../api/validate-policy.ts';
 import { editableObject, NEW_POLICY_TEMPLATE, parseDraft, toYaml } from '../draft/policy-draft.ts';
@@ -13,6 +14,10 @@ import { PolicyForm } from './policy-form.tsx';
 import { PreviewPanel } from './preview-panel.tsx';
 
 type View = 'yaml' | 'form';
+const EDITOR_VIEWS = [
+  { id: 'yaml', label: 'YAML' },
+  { id: 'form', label: 'Form' },
+] as const;
 
 /**
  * Edits a policy as YAML or as a form (one draft, two views), validates it live on the server
@@ -76,20 +81,14 @@ export function PolicyEditor(props: { existing?: MediationPolicy; canWrite: bool
     <div className="editor-layout">
       <div className="editor-main">
         <div className="toolbar">
-          <div className="segmented" role="tablist" aria-label="Editor view">
-            {(['yaml', 'form'] as const).map((v) => (
-              <button
-                key={v}
-                type="button"
-                role="tab"
-                aria-selected={view === v}
-                className={view === v ? 'active' : ''}
-                onClick={() => setView(v)}
-              >
-                {v === 'yaml' ? 'YAML' : 'Form'}
-              </button>
-            ))}
-          </div>
+          <Tabs
+            label="Editor view"
+            idBase="editor-view"
+            variant="segmented"
+            tabs={EDITOR_VIEWS}
+            selected={view}
+            onSelect={setView}
+          />
           <ValidationBadge
             canWrite={canWrite}
             checking={checking}
@@ -99,27 +98,29 @@ export function PolicyEditor(props: { existing?: MediationPolicy; canWrite: bool
           />
         </div>
 
-        {view === 'yaml' ? (
-          <YamlEditor
-            value={text}
-            onChange={setText}
-            readOnly={!canWrite}
-            diagnostics={diagnostics}
-            label={`Policy YAML${name ? ` for ${name}` : ''}`}
-          />
-        ) : liveDraft.ok ? (
-          <PolicyForm
-            object={liveDraft.object}
-            onChange={(object) => setText(toYaml(object))}
-            errors={errors}
-            nameLocked={existing !== undefined}
-            readOnly={!canWrite}
-          />
-        ) : (
-          <p className="field-error" role="alert">
-            Fix the YAML first: {liveDraft.error}
-          </p>
-        )}
+        <TabPanel idBase="editor-view" id={view} focusable={false}>
+          {view === 'yaml' ? (
+            <YamlEditor
+              value={text}
+              onChange={setText}
+              readOnly={!canWrite}
+              diagnostics={diagnostics}
+              label={`Policy YAML${name ? ` for ${name}` : ''}`}
+            />
+          ) : liveDraft.ok ? (
+            <PolicyForm
+              object={liveDraft.object}
+              onChange={(object) => setText(toYaml(object))}
+              errors={errors}
+              nameLocked={existing !== undefined}
+              readOnly={!canWrite}
+            />
+          ) : (
+            <p className="field-error" role="alert">
+              Fix the YAML first: {liveDraft.error}
+            </p>
+          )}
+        </TabPanel>
 
         {errors.length > 0 ? (
           <div className="error-list" role="alert" aria-label="Validation errors">

@@ -4,6 +4,7 @@ import { useUrlState } from '../../../shared/lib/search-params.ts';
 import { HashBadge, Labels, Pill } from '../../../shared/ui/badges.tsx';
 import { PageHeader } from '../../../shared/ui/page.tsx';
 import { QueryView } from '../../../shared/ui/states.tsx';
+import { TabPanel, Tabs } from '../../../shared/ui/tabs.tsx';
 import { usePolicy } from '../api/get-policy.ts';
 import { PolicyDiff } from './policy-diff.tsx';
 import { PolicyEditor } from './policy-editor.tsx';
@@ -42,28 +43,14 @@ export function PolicyPage() {
               </>
             }
           />
-          <div className="tabs" role="tablist" aria-label="Policy views">
-            {TABS.map((t) => (
-              <button
-                key={t.id}
-                type="button"
-                role="tab"
-                aria-selected={tab === t.id}
-                aria-controls={`panel-${t.id}`}
-                id={`tab-${t.id}`}
-                className={tab === t.id ? 'active' : ''}
-                onClick={() => setState({ tab: t.id === 'edit' ? undefined : t.id })}
-              >
-                {t.label}
-              </button>
-            ))}
-          </div>
-          <div
-            role="tabpanel"
-            id={`panel-${tab}`}
-            aria-labelledby={`tab-${tab}`}
-            className="tab-panel"
-          >
+          <Tabs
+            label="Policy views"
+            idBase="policy"
+            tabs={TABS}
+            selected={tab}
+            onSelect={(id) => setState({ tab: id === 'edit' ? undefined : id })}
+          />
+          <TabPanel idBase="policy" id={tab} className="tab-panel">
             {tab === 'edit' ? (
               // A new generation resets the editor to it.
               <PolicyEditor key={p.metadata.resourceVersion} existing={p} canWrite={canWrite} />
@@ -86,7 +73,7 @@ export function PolicyPage() {
                 onChange={(from, to) => setState({ from: String(from), to: String(to) })}
               />
             ) : null}
-          </div>
+          </TabPanel>
         </>
       )}
     </QueryView>
