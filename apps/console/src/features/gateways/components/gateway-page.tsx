@@ -16,7 +16,7 @@ export function GatewayPage() {
   return (
     <QueryView query={gateway} loadingLabel="Loading the gateway…">
       {(data) => (
-        <>
+        <div className="gateway-detail">
           <PageHeader
             title={`Gateway: ${data.metadata.name}`}
             subtitle={
@@ -39,7 +39,7 @@ export function GatewayPage() {
               </>
             )}
           </QueryView>
-        </>
+        </div>
       )}
     </QueryView>
   );

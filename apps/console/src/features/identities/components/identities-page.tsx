@@ -75,8 +75,8 @@ function IdentityRow(props: { identity: Identity; open: boolean; toggle: () => v
   const [editing, setEditing] = useState(false);
   const active = identity.status?.tokens?.active ?? 0;
   const confirmDelete = () => {
-    const tokens = active === 1 ? '1 active token' : `${active} active tokens`;
-    if (window.confirm(`Delete identity ${name}? Its ${tokens} stop working at once.`)) {
+    const tokens = active === 1 ? '1 active token stops' : `${active} active tokens stop`;
+    if (window.confirm(`Delete identity ${name}? Its ${tokens} working at once.`)) {
       remove.mutate(name);
     }
   };
