@@ -32,7 +32,7 @@ const NACK_MESSAGE = 'policies[0].spec.rules[0].match.name: must not be empty';
 function synced(ok: boolean) {
   return {
     type: 'Synced',
-    status: ok ? 'True' : 'False',
+    status: ok ? ('True' as const) : ('False' as const),
     reason: ok ? 'BundleApplied' : 'BundleRejected',
     message: ok ? '' : NACK_MESSAGE,
     lastTransitionTime: new Date().toISOString(),

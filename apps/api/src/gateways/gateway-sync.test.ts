@@ -17,7 +17,7 @@ afterAll(() => api.close());
 function synced(ok: boolean, message = '') {
   return {
     type: 'Synced',
-    status: ok ? 'True' : 'False',
+    status: ok ? ('True' as const) : ('False' as const),
     reason: ok ? 'BundleApplied' : 'BundleRejected',
     message,
     lastTransitionTime: new Date().toISOString(),

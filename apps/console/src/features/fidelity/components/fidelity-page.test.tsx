@@ -5,7 +5,7 @@ import { renderWithApi } from '../../../test/render.tsx';
 import { FidelityPage } from './fidelity-page.tsx';
 
 const P = '/apis/toolgate.dev/v1';
-const list = (kind: string, items: unknown[]) => ({
+const list = (kind: string, items: readonly unknown[]) => ({
   apiVersion: 'toolgate.dev/v1',
   kind,
   metadata: { resourceVersion: '1' },
