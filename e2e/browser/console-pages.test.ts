@@ -222,7 +222,7 @@ describe('console pages on real data', () => {
   it('shows the fleet: a synced gateway, a NACKed one with its error, a stale one', async () => {
     await page.goto(`${stack.console.url}/gateways`);
     const synced = page.getByRole('row', { name: /edge-1/ });
-    await synced.getByText('Synced').waitFor();
+    await synced.getByText('in sync').waitFor();
     const nacked = page.getByRole('row', { name: /edge-canary/ });
     await nacked.getByText('NACK').waitFor();
     await nacked.getByText('policies[0].spec.rules[0].match.name: must not be empty').waitFor();

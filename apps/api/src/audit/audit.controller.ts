@@ -1,5 +1,5 @@
 import { Controller, Inject, Query } from '@nestjs/common';
-import { ROUTES } from '@toolgate/contract';
+import { type AuditQuery, ROUTES } from '@toolgate/contract';
 import { BadRequestError } from '@toolgate/core';
 import { Route } from '../common/route.decorator.ts';
 import { AuditRepository } from './audit.repository.ts';
@@ -13,9 +13,9 @@ export class AuditController {
   @Route('audit.list')
   async list(
     @Query({ schema: ROUTES['audit.list'].query })
-    query: { kind?: string; name?: string; actor?: string; limit?: number; continue?: string },
+    query: AuditQuery,
   ) {
-    const limit = query.limit ?? PAGE;
+    const limit = query.limit === undefined ? PAGE : Number(query.limit);
     let beforeId: bigint | undefined;
     if (query.continue !== undefined) {
       if (!/^\d{1,19}$/.test(query.continue)) {
@@ -27,6 +27,8 @@ export class AuditController {
       ...(query.kind ? { kind: query.kind } : {}),
       ...(query.name ? { name: query.name } : {}),
       ...(query.actor ? { actor: query.actor } : {}),
+      ...(query.since ? { since: new Date(query.since) } : {}),
+      ...(query.until ? { until: new Date(query.until) } : {}),
       ...(beforeId !== undefined ? { beforeId } : {}),
       limit,
     });

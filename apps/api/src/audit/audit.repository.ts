@@ -16,6 +16,8 @@ export interface AuditFilter {
   kind?: string;
   name?: string;
   actor?: string;
+  since?: Date;
+  until?: Date;
   /** Entries older than this id (keyset). */
   beforeId?: bigint;
   limit: number;
@@ -47,6 +49,14 @@ export class AuditRepository {
         ...(filter.name ? { name: filter.name } : {}),
         ...(filter.actor ? { actor: filter.actor } : {}),
         ...(filter.beforeId !== undefined ? { id: { lt: filter.beforeId } } : {}),
+        ...(filter.since || filter.until
+          ? {
+              at: {
+                ...(filter.since ? { gte: filter.since } : {}),
+                ...(filter.until ? { lt: filter.until } : {}),
+              },
+            }
+          : {}),
       },
       orderBy: { id: 'desc' },
       take: filter.limit,

@@ -58,6 +58,30 @@ export class TokenRepository {
     return byIdentity;
   }
 
+  /**
+   * Per identity: its live tokens (not revoked, not expired at `now`) and the last time any of
+   * its tokens was used. One grouped query for a whole page of identities.
+   */
+  async usageByIdentity(
+    identityNames: string[],
+    now: Date,
+  ): Promise<Map<string, { active: number; lastUsedAt: Date | null }>> {
+    const rows = await this.prisma.client.$queryRaw<
+      Array<{ identity_name: string; active: bigint; last_used_at: Date | null }>
+    >`SELECT identity_name,
+             count(*) FILTER (WHERE revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ${now})) AS active,
+             max(last_used_at) AS last_used_at
+        FROM api_tokens
+       WHERE identity_name = ANY(${identityNames}::text[])
+       GROUP BY identity_name`;
+    return new Map(
+      rows.map((row) => [
+        row.identity_name,
+        { active: Number(row.active), lastUsedAt: row.last_used_at },
+      ]),
+    );
+  }
+
   async listFor(identityName: string): Promise<TokenSummary[]> {
     const rows = await this.prisma.client.apiToken.findMany({
       where: { identityName },

@@ -1,39 +1,24 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  DEFAULT_OVERVIEW_RANGE_MS,
-  type Overview,
-  type OverviewGateway,
-  type OverviewQuery,
-} from '@toolgate/contract';
-import {
-  approvalState,
-  findCondition,
-  type GatewayStatus,
-  SYNCED_CONDITION,
-  type ToolCallApprovalStatus,
-} from '@toolgate/core';
-import { BundleService } from '../gateways/bundle.service.ts';
-import { ResourceRepository } from '../resources/resource.repository.ts';
+import { DEFAULT_OVERVIEW_RANGE_MS, type Overview, type OverviewQuery } from '@toolgate/contract';
+import { approvalState, type ToolCallApprovalStatus } from '@toolgate/core';
+import { GatewaySyncService } from '../gateways/gateway-sync.service.ts';
 import { type OverviewRange, OverviewRepository } from './overview.repository.ts';
 
 /** About this many buckets when the query names no bucket size. */
 const DEFAULT_BUCKETS = 48;
-/** A gateway that has not synced for this long is stale (its long-poll is far shorter). */
-export const GATEWAY_STALE_AFTER_MS = 5 * 60_000;
 
 @Injectable()
 export class OverviewService {
   constructor(
     @Inject(OverviewRepository) private readonly repository: OverviewRepository,
-    @Inject(BundleService) private readonly bundles: BundleService,
-    @Inject(ResourceRepository) private readonly resources: ResourceRepository,
+    @Inject(GatewaySyncService) private readonly gatewaySync: GatewaySyncService,
   ) {}
 
   async overview(query: OverviewQuery, now = Date.now()): Promise<Overview> {
     const range = overviewRange(query, now);
     const [aggregates, gateways, statuses] = await Promise.all([
       this.repository.aggregates(range),
-      this.gateways(now),
+      this.gatewaySync.list(now),
       this.repository.approvalStatuses(),
     ]);
     const pendingApprovals = statuses.filter(
@@ -48,47 +33,6 @@ export class OverviewService {
       pendingApprovals,
     };
   }
-
-  /** Each gateway's status against the bundle the API would serve it now. */
-  private async gateways(now: number): Promise<OverviewGateway[]> {
-    const records = await this.resources.all('Gateway');
-    return Promise.all(
-      records.map(async (record) => {
-        const name = record.object.metadata.name;
-        const status = (record.object.status ?? {}) as Partial<GatewayStatus>;
-        const { etag } = await this.bundles.current(name);
-        return gatewaySync(name, status, etag, now);
-      }),
-    );
-  }
-}
-
-export function gatewaySync(
-  name: string,
-  status: Partial<GatewayStatus>,
-  desiredBundleETag: string,
-  now: number,
-): OverviewGateway {
-  const synced = findCondition(status.conditions, SYNCED_CONDITION);
-  const nack = synced?.status === 'False';
-  const lastSync = status.lastSyncTime === undefined ? Number.NaN : Date.parse(status.lastSyncTime);
-  const stale = !(now - lastSync <= GATEWAY_STALE_AFTER_MS);
-  const applied = status.appliedBundleETag ?? null;
-  const state = nack
-    ? 'nack'
-    : stale
-      ? 'stale'
-      : applied === desiredBundleETag
-        ? 'in_sync'
-        : 'behind';
-  return {
-    name,
-    state,
-    appliedBundleETag: applied,
-    desiredBundleETag,
-    lastSyncTime: status.lastSyncTime ?? null,
-    message: nack ? (synced?.message ?? null) : null,
-  };
 }
 
 /** The query's range, or the last day; the bucket size given, or about 48 whole minutes. */

@@ -47,6 +47,8 @@ const EXPECTED_ACCESS: Record<RouteName, string> = {
   'gateways.replace': 'operator',
   'gateways.delete': 'operator',
   'gateways.replaceStatus': 'operator gateway(own)',
+  'gatewaySync.list': 'operator auditor',
+  'gatewaySync.history': 'operator auditor',
   // Any gateway may read approvals; `request` checks that spec.gateway is the caller's own.
   'toolCallApprovals.list': 'operator auditor gateway',
   'toolCallApprovals.get': 'operator auditor gateway',
@@ -224,6 +226,7 @@ function paramsFor(name: RouteName): Record<string, unknown> {
     capabilityContracts: seededContract,
     providerProfiles: seededProfile,
     gateways: OWN_GATEWAY,
+    gatewaySync: OWN_GATEWAY,
     sync: OWN_GATEWAY,
     receipts: OWN_GATEWAY,
     toolCallApprovals: `act_${'0'.repeat(32)}`,

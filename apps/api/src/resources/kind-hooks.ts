@@ -27,6 +27,12 @@ export interface KindHooks {
   statusFor?(object: StoredObject, specHash: string): Record<string, unknown>;
   /** Runs inside the write's transaction, after the row is written. */
   afterWrite?(context: WriteContext): Promise<void>;
+  /**
+   * Status facts that change without any write to the object (a token used, a token expiring),
+   * filled in whenever the object is read through the API: storing them would mean a write, a
+   * new resourceVersion and a watch event per request.
+   */
+  withDerivedStatus?(objects: StoredObject[], now: Date): Promise<StoredObject[]>;
 }
 
 /** Kind modules register their hooks here at start-up; the store looks them up per write. */

@@ -50,7 +50,8 @@ export class ResourceStore {
   async get(kind: string, name: string): Promise<StoredObject> {
     const record = await this.repo.find(kind, name);
     if (!record) throw new NotFoundError(kind, name);
-    return record.object;
+    const [object] = await this.derive(kind, [record.object]);
+    return object as StoredObject;
   }
 
   async find(kind: string, name: string): Promise<StoredObject | undefined> {
@@ -72,7 +73,10 @@ export class ResourceStore {
       limit,
       ...(afterName ? { afterName } : {}),
     });
-    const items = records.map((r) => r.object);
+    const items = await this.derive(
+      kind,
+      records.map((r) => r.object),
+    );
     const last = items.at(-1);
     return {
       resourceVersion,
@@ -248,6 +252,13 @@ export class ResourceStore {
   }
 
   /** Runs `fn` in a transaction; for a dry run, rolls it back and returns what it produced. */
+  /** Adds the status a kind derives at read time (see KindHooks.withDerivedStatus). */
+  private derive(kind: string, objects: StoredObject[]): Promise<StoredObject[]> {
+    const hooks = this.hooks.get(kind);
+    if (!hooks?.withDerivedStatus || objects.length === 0) return Promise.resolve(objects);
+    return hooks.withDerivedStatus(objects, new Date());
+  }
+
   async inTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     return this.prisma.client.$transaction(fn, { timeout: 15_000 });
   }

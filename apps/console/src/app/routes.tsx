@@ -46,6 +46,11 @@ const GatewaysPage = lazy(() =>
     default: m.GatewaysPage,
   })),
 );
+const GatewayPage = lazy(() =>
+  import('../features/gateways/components/gateway-page.tsx').then((m) => ({
+    default: m.GatewayPage,
+  })),
+);
 const IdentitiesPage = lazy(() =>
   import('../features/identities/components/identities-page.tsx').then((m) => ({
     default: m.IdentitiesPage,
@@ -101,6 +106,7 @@ export const routes: RouteObject[] = [
       { path: 'approvals/:name', element: <ApprovalPage /> },
       { path: 'fidelity', element: <FidelityPage /> },
       { path: 'gateways', element: <GatewaysPage /> },
+      { path: 'gateways/:name', element: <GatewayPage /> },
       { path: 'mcp-servers', element: <McpServersPage /> },
       { path: 'mcp-servers/:name', element: <McpServerPage /> },
       { path: 'identities', element: <IdentitiesPage /> },

@@ -17,6 +17,8 @@ export const AuditEntry = z.object({
 });
 export type AuditEntry = z.infer<typeof AuditEntry>;
 
+export type AuditQuery = z.infer<NonNullable<(typeof auditRouteTable)['list']['query']>>;
+
 export const auditRouteTable = {
   list: route({
     method: 'GET',
@@ -29,10 +31,22 @@ export const auditRouteTable = {
         kind: z.string().max(64).optional(),
         name: z.string().max(253).optional(),
         actor: z.string().max(253).optional(),
+        /** Entries at or after this time. */
+        since: z.iso.datetime({ offset: true }).optional(),
+        /** Entries before this time. */
+        until: z.iso.datetime({ offset: true }).optional(),
         limit: decimalInteger(1, 500).optional(),
         continue: z.string().max(64).optional(),
       })
-      .strict(),
+      .strict()
+      .refine(
+        (query) =>
+          query.since === undefined ||
+          query.until === undefined ||
+          Date.parse(query.since) < Date.parse(query.until),
+        // A range that ends before it starts is a mistake, not an empty answer.
+        { message: 'until must be after since', path: ['until'] },
+      ),
     response: z.object({
       items: z.array(AuditEntry),
       metadata: z.object({ continue: z.string().optional() }),

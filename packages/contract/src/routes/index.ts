@@ -1,5 +1,6 @@
 import type { RouteDef } from '../route.ts';
 import { auditRouteTable } from './audit.ts';
+import { gatewaySyncRouteTable } from './gateway-sync.ts';
 import { identityRouteTable } from './identities.ts';
 import { mcpServerRouteTable } from './mcp-servers.ts';
 import { overviewRouteTable } from './overview.ts';
@@ -18,6 +19,7 @@ export const ROUTES = {
   ...prefixed('capabilityContracts', resourceRouteTable.capabilityContracts),
   ...prefixed('providerProfiles', resourceRouteTable.providerProfiles),
   ...prefixed('gateways', resourceRouteTable.gateways),
+  ...prefixed('gatewaySync', gatewaySyncRouteTable),
   ...prefixed('toolCallApprovals', toolCallApprovalRouteTable),
   ...prefixed('mcpServers', mcpServerRouteTable),
   ...prefixed('policies', policyRouteTable),

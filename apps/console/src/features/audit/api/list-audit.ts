@@ -7,6 +7,8 @@ export interface AuditFilters {
   kind?: string;
   name?: string;
   actor?: string;
+  since?: string;
+  until?: string;
 }
 
 export function fetchAuditPage(

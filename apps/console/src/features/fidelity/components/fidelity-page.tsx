@@ -19,6 +19,30 @@ const DESCRIPTIONS: Record<Fidelity, string> = {
   opaque: 'nothing observable: no proof either way',
 };
 
+/**
+ * Each level's name, and a mark that tells it apart without colour (the cells also differ by
+ * border style): strongest first.
+ */
+export const FIDELITY_LABEL: Record<Fidelity, { label: string; mark: string }> = {
+  pass_through: { label: 'Pass-through', mark: '●●' },
+  normalized: { label: 'Normalized', mark: '●○' },
+  emulated: { label: 'Emulated', mark: '◆' },
+  provider_attested: { label: 'Provider-attested', mark: '△' },
+  opaque: { label: 'Opaque', mark: '?' },
+};
+
+function FidelityName(props: { fidelity: Fidelity }) {
+  const { label, mark } = FIDELITY_LABEL[props.fidelity];
+  return (
+    <>
+      <span className="fidelity-mark" aria-hidden="true">
+        {mark}
+      </span>{' '}
+      {label}
+    </>
+  );
+}
+
 const KEYS = ['contract', 'profile'] as const;
 
 /** Capability contract × provider profile: what Toolgate can prove per cell, with gaps on click. */
@@ -78,10 +102,13 @@ export function FidelityPage() {
             <tbody>
               {contracts.data.map((contract) => (
                 <tr key={contract.metadata.name}>
-                  <th scope="row">
+                  <th scope="row" title={contract.spec.id}>
                     {contract.spec.title}
                     <br />
-                    <code className="muted">{contract.spec.id}</code>
+                    <code className="muted">
+                      <span className="sr-only">contract id </span>
+                      {contract.spec.id}
+                    </code>
                   </th>
                   {profiles.data.map((profile) => {
                     const capability = profile.spec.capabilities.find(
@@ -111,7 +138,9 @@ export function FidelityPage() {
                           <span className="sr-only">
                             {contract.spec.title} on {profile.spec.displayName}:{' '}
                           </span>
-                          {fidelity.replace('_', ' ')}
+                          <span>
+                            <FidelityName fidelity={fidelity} />
+                          </span>
                           {capability ? (
                             <span className="gap-count">{capability.gaps.length} gaps</span>
                           ) : (
@@ -141,8 +170,11 @@ function Legend() {
     <ul className="legend" aria-label="Fidelity levels, strongest first">
       {Fidelity.options.map((f) => (
         <li key={f}>
-          <span className={`swatch fidelity-${f}`} aria-hidden="true" />{' '}
-          <strong>{f.replace('_', ' ')}</strong>: {DESCRIPTIONS[f]}
+          <span className={`swatch fidelity-${f}`} aria-hidden="true">
+            {FIDELITY_LABEL[f].mark}
+          </span>{' '}
+          <strong>{FIDELITY_LABEL[f].label}</strong> <code className="muted">{f}</code>:{' '}
+          {DESCRIPTIONS[f]}
         </li>
       ))}
     </ul>
@@ -157,10 +189,14 @@ function CellDetails(props: {
   const { profile, contract, capability } = props;
   return (
     <Section title={`${contract.spec.title} on ${profile.spec.displayName}`}>
+      <p className="muted">
+        Contract <code>{contract.spec.id}</code> · profile <code>{profile.metadata.name}</code> (
+        <code>{profile.spec.surface}</code>)
+      </p>
       {!capability ? (
         <Empty title="Not offered">
-          {profile.spec.displayName} declares nothing for <code>{contract.spec.id}</code>: nothing
-          about it can be proven.
+          {profile.spec.displayName} declares nothing for {contract.spec.title} (
+          <code>{contract.spec.id}</code>): nothing about it can be proven.
         </Empty>
       ) : (
         <div className="two-columns">
@@ -170,7 +206,7 @@ function CellDetails(props: {
               <dt>Fidelity</dt>
               <dd>
                 <span className={`pill fidelity-${capability.fidelity}`}>
-                  {capability.fidelity}
+                  <FidelityName fidelity={capability.fidelity} />
                 </span>
               </dd>
               <dt>Native types</dt>

@@ -3,14 +3,17 @@ import { type FormEvent, useState } from 'react';
 import { errorMessage, fieldErrors } from '../../../shared/api/api-client.tsx';
 import { useCan } from '../../../shared/auth/session.tsx';
 import { Pill, Time } from '../../../shared/ui/badges.tsx';
+import { CopyButton } from '../../../shared/ui/copy-button.tsx';
 import { Field } from '../../../shared/ui/field.tsx';
 import { PageHeader, Section } from '../../../shared/ui/page.tsx';
 import { Empty, QueryView } from '../../../shared/ui/states.tsx';
 import { useCreateIdentity } from '../api/create-identity.ts';
+import { useDeleteIdentity } from '../api/delete-identity.ts';
 import { useIssueToken } from '../api/issue-token.ts';
 import { useIdentities } from '../api/list-identities.ts';
 import { useTokens } from '../api/list-tokens.ts';
 import { useRevokeToken } from '../api/revoke-token.ts';
+import { RolesEditor } from './roles-editor.tsx';
 
 export function IdentitiesPage() {
   const identities = useIdentities();
@@ -36,7 +39,7 @@ export function IdentitiesPage() {
                     <th scope="col">Active tokens</th>
                     <th scope="col">Last used</th>
                     <th scope="col">
-                      <span className="sr-only">Tokens</span>
+                      <span className="sr-only">Actions</span>
                     </th>
                   </tr>
                 </thead>
@@ -66,6 +69,17 @@ export function IdentitiesPage() {
 function IdentityRow(props: { identity: Identity; open: boolean; toggle: () => void }) {
   const { identity } = props;
   const name = identity.metadata.name;
+  const canEdit = useCan('identities.replace');
+  const canDelete = useCan('identities.delete');
+  const remove = useDeleteIdentity();
+  const [editing, setEditing] = useState(false);
+  const active = identity.status?.tokens?.active ?? 0;
+  const confirmDelete = () => {
+    const tokens = active === 1 ? '1 active token stops' : `${active} active tokens stop`;
+    if (window.confirm(`Delete identity ${name}? Its ${tokens} working at once.`)) {
+      remove.mutate(name);
+    }
+  };
   return (
     <>
       <tr>
@@ -77,13 +91,28 @@ function IdentityRow(props: { identity: Identity; open: boolean; toggle: () => v
         </th>
         <td>{identity.spec.type}</td>
         <td>
-          {identity.spec.roles.map((role) => (
-            <Pill key={role} tone={role === 'operator' ? 'info' : 'neutral'}>
-              {role}
-            </Pill>
-          ))}
+          {editing ? (
+            <RolesEditor identity={identity} onDone={() => setEditing(false)} />
+          ) : (
+            <>
+              {identity.spec.roles.map((role) => (
+                <Pill key={role} tone={role === 'operator' ? 'info' : 'neutral'}>
+                  {role}
+                </Pill>
+              ))}
+              {canEdit ? (
+                <button
+                  type="button"
+                  className="button button-quiet"
+                  onClick={() => setEditing(true)}
+                >
+                  Edit roles<span className="sr-only"> of {name}</span>
+                </button>
+              ) : null}
+            </>
+          )}
         </td>
-        <td>{identity.status?.tokens?.active ?? 0}</td>
+        <td>{active}</td>
         <td>
           <Time value={identity.status?.tokens?.lastUsedTime} />
         </td>
@@ -97,6 +126,21 @@ function IdentityRow(props: { identity: Identity; open: boolean; toggle: () => v
             {props.open ? 'Hide tokens' : 'Tokens'}
             <span className="sr-only"> of {name}</span>
           </button>
+          {canDelete ? (
+            <button
+              type="button"
+              className="button button-quiet"
+              disabled={remove.isPending}
+              onClick={confirmDelete}
+            >
+              Delete<span className="sr-only"> identity {name}</span>
+            </button>
+          ) : null}
+          {remove.error ? (
+            <p className="field-error" role="alert">
+              {errorMessage(remove.error)}
+            </p>
+          ) : null}
         </td>
       </tr>
       {props.open ? (
@@ -133,13 +177,7 @@ function TokensPanel(props: { name: string }) {
           <strong>New token for {props.name}: copy it now, it is shown only once.</strong>
           <span className="sr-only">New token: </span>
           <code className="secret-value">{issue.data.token}</code>
-          <button
-            type="button"
-            className="button"
-            onClick={() => void navigator.clipboard?.writeText(issue.data.token)}
-          >
-            Copy
-          </button>
+          <CopyButton text={issue.data.token} label="Copy" />
           <button type="button" className="button button-quiet" onClick={() => issue.reset()}>
             Done
           </button>

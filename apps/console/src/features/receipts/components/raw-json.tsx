@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { prettyJson } from '../../../shared/lib/pretty-json.ts';
+import { CopyButton } from '../../../shared/ui/copy-button.tsx';
 import { Section } from '../../../shared/ui/page.tsx';
-import { CopyButton } from './copy-button.tsx';
 
 /**
  * The receipt exactly as stored, as JSON: what auditors quote and diff. Rendered only when

@@ -1,12 +1,12 @@
 import type { Receipt, ToolDescriptor } from '@toolgate/core';
 import { Link, useParams } from 'react-router';
 import { HashBadge, Pill, Time } from '../../../shared/ui/badges.tsx';
+import { CopyButton } from '../../../shared/ui/copy-button.tsx';
 import { PageHeader, Section } from '../../../shared/ui/page.tsx';
 import { Empty, Loading, QueryView } from '../../../shared/ui/states.tsx';
 import { useReceipt } from '../api/get-receipt.ts';
 import { useChainVerification } from '../api/verify-chain.ts';
 import { CALL_TONE, CallDecisionCell } from './call-decision.tsx';
-import { CopyButton } from './copy-button.tsx';
 import { IdentityBinding } from './identity-binding.tsx';
 import { McpEvidenceSection } from './mcp-evidence.tsx';
 import { receiptHeadline } from './outcome-headline.ts';

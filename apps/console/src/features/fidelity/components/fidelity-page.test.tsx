@@ -1,0 +1,46 @@
+import { screen, within } from '@testing-library/react';
+import { SEED_CAPABILITY_CONTRACTS, SEED_PROVIDER_PROFILES } from '@toolgate/core';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { renderWithApi } from '../../../test/render.tsx';
+import { FidelityPage } from './fidelity-page.tsx';
+
+const P = '/apis/toolgate.dev/v1';
+const list = (kind: string, items: readonly unknown[]) => ({
+  apiVersion: 'toolgate.dev/v1',
+  kind,
+  metadata: { resourceVersion: '1' },
+  items,
+});
+
+afterEach(() => vi.unstubAllGlobals());
+
+describe('FidelityPage', () => {
+  it('names contracts by title with the wire id kept, and every level by name and mark', async () => {
+    renderWithApi(<FidelityPage />, {
+      route: '/fidelity',
+      responses: {
+        [`GET ${P}/capabilitycontracts`]: {
+          body: list('CapabilityContractList', SEED_CAPABILITY_CONTRACTS),
+        },
+        [`GET ${P}/providerprofiles`]: {
+          body: list('ProviderProfileList', SEED_PROVIDER_PROFILES),
+        },
+      },
+    });
+    const row = await screen.findByRole('row', { name: /Web search/ });
+    const header = within(row).getByRole('rowheader');
+    expect(header.getAttribute('title')).toBe('wardwright.web_search.v1');
+    expect(header.textContent).toContain('wardwright.web_search.v1');
+    const legend = screen.getByRole('list', { name: 'Fidelity levels, strongest first' });
+    const items = within(legend)
+      .getAllByRole('listitem')
+      .map((li) => li.textContent ?? '');
+    expect(items.map((text) => text.split(':')[0]?.trim())).toEqual([
+      '●● Pass-through pass_through',
+      '●○ Normalized normalized',
+      '◆ Emulated emulated',
+      '△ Provider-attested provider_attested',
+      '? Opaque opaque',
+    ]);
+  });
+});
