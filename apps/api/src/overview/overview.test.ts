@@ -143,6 +143,20 @@ describe('GET /receipts/overview', () => {
     expect(result.totals).toEqual({ requests: 11, ok: 4, blocked: 3, withheld: 2, error: 2 });
   });
 
+  it("lists behind each class exactly the receipts it counted (the charts' links)", async () => {
+    const { totals } = await overview({ from: FROM, to: TO });
+    for (const outcome of ['ok', 'blocked', 'withheld', 'error'] as const) {
+      const listed = await call(auditor, 'receipts.list', {
+        query: { gateway: 'ov1', since: FROM, until: TO, outcome, limit: 50 },
+      });
+      expect(listed.items.length, outcome).toBe(totals[outcome]);
+    }
+    const withheld = await call(auditor, 'receipts.list', {
+      query: { gateway: 'ov1', outcome: 'withheld', limit: 50 },
+    });
+    expect(withheld.items.map((r) => r.id).sort()).toEqual(['ov-5', 'ov-6']);
+  });
+
   it('fills empty buckets with zeros and leaves them out of the latency series', async () => {
     const from = new Date(BASE - 3_600_000).toISOString();
     const result = await overview({ from, to: FROM, bucket: 600 });

@@ -3,6 +3,9 @@ import { Prisma } from '@toolgate/db';
 import { PrismaService } from '../database/prisma.service.ts';
 import type { ReceiptColumns, ReceiptOutcome, ReceiptStatsColumns } from './receipt-columns.ts';
 
+/** What the list's `outcome` filter takes: the stored outcomes and `withheld`. */
+export type ReceiptFilterOutcome = ReceiptOutcome | 'withheld';
+
 export interface ReceiptFilter {
   gateway?: string;
   identity?: string;
@@ -17,7 +20,7 @@ export interface ReceiptFilter {
   /** A rule id without its policy. */
   ruleId?: string;
   policy?: string;
-  outcome?: ReceiptOutcome;
+  outcome?: ReceiptFilterOutcome;
   surface?: string;
   since?: string;
   until?: string;
@@ -304,7 +307,7 @@ function scalarConditions(filter: ReceiptFilter): Prisma.Sql[] {
         OR identity_session = ${identity})`,
     );
   }
-  if (filter.outcome !== undefined) conditions.push(Prisma.sql`outcome = ${filter.outcome}`);
+  if (filter.outcome !== undefined) conditions.push(outcomeCondition(filter.outcome));
   if (filter.surface !== undefined) conditions.push(Prisma.sql`surface = ${filter.surface}`);
   if (filter.since !== undefined) {
     conditions.push(Prisma.sql`received_at >= ${filter.since}::timestamptz`);
@@ -321,6 +324,19 @@ function scalarConditions(filter: ReceiptFilter): Prisma.Sql[] {
     );
   }
   return conditions;
+}
+
+/**
+ * The Overview's classes (receipt-columns.ts, `overviewClass`), so a chart's link lists what it
+ * counted: `blocked` is the stored outcome; a request with a withheld call is `withheld`
+ * (looked up by primary key in `receipt_stats`), and `ok`/`error` are those without one.
+ */
+function outcomeCondition(outcome: ReceiptFilterOutcome): Prisma.Sql {
+  const withheld = Prisma.sql`EXISTS (SELECT 1 FROM receipt_stats s
+    WHERE s.id = receipts.id AND s.outcome_class = 'withheld')`;
+  if (outcome === 'blocked') return Prisma.sql`outcome = 'blocked'`;
+  if (outcome === 'withheld') return Prisma.sql`(outcome <> 'blocked' AND ${withheld})`;
+  return Prisma.sql`(outcome = ${outcome} AND NOT ${withheld})`;
 }
 
 function arrayConditions(filter: ReceiptFilter): Prisma.Sql[] {

@@ -47,11 +47,10 @@ export function registerReceiptsList(receipts: Command, ctx: CliContext): void {
       .option('--rule <rule>', 'policy/rule, or a rule id')
       .option('--policy <name>', 'a policy that was applied')
       .addOption(
-        new Option('--outcome <outcome>', 'ok, error or blocked').choices([
-          'ok',
-          'error',
-          'blocked',
-        ]),
+        new Option(
+          '--outcome <outcome>',
+          'ok, error, blocked, or withheld (a call held for approval)',
+        ).choices(['ok', 'error', 'blocked', 'withheld']),
       )
       .addOption(
         new Option('--surface <surface>', 'the surface the request came in on').choices(

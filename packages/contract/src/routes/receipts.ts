@@ -119,7 +119,12 @@ export const ReceiptFilterQuery = z
     /** `policy/rule` or just the rule id. */
     rule: z.string().max(256).optional(),
     policy: z.string().max(253).optional(),
-    outcome: z.enum(['ok', 'error', 'blocked']).optional(),
+    /**
+     * The request's class, as the Overview counts it: `blocked` (refused before the provider),
+     * `withheld` (a call held for approval or withheld by a rule, not blocked), `ok` and
+     * `error` (neither blocked nor withheld).
+     */
+    outcome: z.enum(['ok', 'error', 'blocked', 'withheld']).optional(),
     /** Which surface the request came in on (`openai-chat`, `mcp`, …). */
     surface: Surface.optional(),
     since: z.iso.datetime({ offset: true }).optional(),

@@ -13,10 +13,14 @@ describe('links from the overview into the receipts list', () => {
     expect(params(ruleLink('guardrails/no-deletes', FROM, TO)).rule).toBe('guardrails/no-deletes');
   });
 
-  it('send a reason without a rule to the blocked receipts, and withheld requests to approvals', () => {
+  it('send a reason without a rule to the blocked receipts, and a class to its outcome filter', () => {
     const hidden = params(ruleLink('hidden', FROM, TO));
     expect(hidden.outcome).toBe('blocked');
     expect(hidden.rule).toBeUndefined();
-    expect(classLink('withheld', FROM, TO)).toBe('/approvals');
+    expect(params(classLink('withheld', FROM, TO))).toMatchObject({
+      outcome: 'withheld',
+      since: FROM,
+      until: TO,
+    });
   });
 });

@@ -18,12 +18,8 @@ function window(from: string, to: string) {
   return { since: from, until: to };
 }
 
-/**
- * Receipts of one class in a range. `withheld` is not an outcome the list knows: a withheld
- * call waits on the Approvals page, where it is decided.
- */
+/** Receipts of one class in a range: the list's `outcome` filter takes the same four classes. */
 export function classLink(kind: OverviewClass, from: string, to: string): string {
-  if (kind === 'withheld') return '/approvals';
   return receiptsUrl({ ...window(from, to), outcome: kind });
 }
 

@@ -64,7 +64,9 @@ export function toReceiptFilters(values: Partial<Record<FilterKey, string>>): Re
     const value = values[key];
     if (!value) continue;
     if (key === 'outcome') {
-      if (value === 'ok' || value === 'error' || value === 'blocked') filters.outcome = value;
+      if (value === 'ok' || value === 'error' || value === 'blocked' || value === 'withheld') {
+        filters.outcome = value;
+      }
     } else if (key === 'surface') {
       const surface = Surface.safeParse(value);
       if (surface.success) filters.surface = surface.data;
@@ -173,6 +175,7 @@ export function ReceiptFiltersForm(props: {
             <option value="">any</option>
             <option value="ok">ok</option>
             <option value="blocked">blocked</option>
+            <option value="withheld">withheld</option>
             <option value="error">error</option>
           </select>
         )}
