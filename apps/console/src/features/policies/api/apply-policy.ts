@@ -17,12 +17,14 @@ export function applyPolicy(
   return stored;
 }
 
-export function useApplyPolicy(existing: string | undefined) {
+/** `onStored` runs first, before the new state re-renders anything (e.g. to drop the draft). */
+export function useApplyPolicy(existing: string | undefined, onStored?: () => void) {
   const client = useApiClient();
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (object: Record<string, unknown>) => applyPolicy(client, existing, object),
     onSuccess: async (policy) => {
+      onStored?.();
       queryClient.setQueryData(policyKeys.detail(policy.metadata.name), policy);
       await Promise.all([
         queryClient.invalidateQueries({ queryKey: policyKeys.lists() }),

@@ -1,5 +1,5 @@
 import type { MediationPolicy } from '@toolgate/core';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { errorMessage, fieldErrors } from '../../../shared/api/api-client.tsx';
 import { YamlEditor } from '../../../shared/editor/yaml-editor.tsx';
@@ -8,6 +8,7 @@ import { useDebounced } from '../../../shared/lib/use-debounced.ts';
 import { Pill } from '../../../shared/ui/badges.tsx';
 import { useApplyPolicy } from '../api/apply-policy.ts';
 import { useValidatePolicy } from '../api/validate-policy.ts';
+import { clearDraft, readDraft, writeDraft } from '../draft/draft-store.ts';
 import { editableObject, NEW_POLICY_TEMPLATE, parseDraft, toYaml } from '../draft/policy-draft.ts';
 import { PolicyForm } from './policy-form.tsx';
 import { PreviewPanel } from './preview-panel.tsx';
@@ -18,23 +19,37 @@ type View = 'yaml' | 'form';
  * Edits a policy as YAML or as a form (one draft, two views), validates it live on the server
  * (dry run) with each error at its field, previews it, and applies it as a new generation.
  */
-export function PolicyEditor(props: { existing?: MediationPolicy; canWrite: boolean }) {
+export function PolicyEditor(props: {
+  existing?: MediationPolicy;
+  canWrite: boolean;
+  /** Called once a write is stored, with the stored policy. */
+  onApplied?: (policy: MediationPolicy) => void;
+}) {
   const { existing, canWrite } = props;
   const initial = useMemo(
     () => (existing ? toYaml(editableObject(existing)) : NEW_POLICY_TEMPLATE),
     [existing],
   );
-  const [text, setText] = useState(initial);
+  const base = existing?.metadata.resourceVersion ?? '';
+  // An unsaved draft of this policy (from before a tab switch or a reload) wins over the stored one.
+  const [restored, setRestored] = useState(() => (canWrite ? readDraft(existing?.metadata.name) : undefined));
+  const [text, setText] = useState(restored?.text ?? initial);
   const [view, setView] = useState<View>('yaml');
   const debounced = useDebounced(text, 350);
   const draft = useMemo(() => parseDraft(debounced), [debounced]);
   const liveDraft = useMemo(() => parseDraft(text), [text]);
   const name = existing?.metadata.name;
   const validation = useValidatePolicy(name, draft, canWrite);
-  const apply = useApplyPolicy(name);
+  const apply = useApplyPolicy(name, () => clearDraft(name));
   const navigate = useNavigate();
 
   const dirty = text !== initial;
+  useEffect(() => {
+    if (!canWrite) return;
+    if (dirty) writeDraft(name, { base: restored?.base ?? base, text });
+    else clearDraft(name);
+  }, [canWrite, dirty, name, text, base, restored]);
+  const staleDraft = dirty && restored !== undefined && restored.base !== base;
   const checking = canWrite && (debounced !== text || validation.isFetching);
   const result = validation.data;
   const causes = result && !result.valid ? result.causes : [];
@@ -66,7 +81,11 @@ export function PolicyEditor(props: { existing?: MediationPolicy; canWrite: bool
       { ...object, metadata },
       {
         onSuccess: (policy) => {
-          if (!existing) void navigate(`/policies/${encodeURIComponent(policy.metadata.name)}`);
+          props.onApplied?.(policy);
+          if (!existing)
+            void navigate(`/policies/${encodeURIComponent(policy.metadata.name)}`, {
+              state: { applied: policy.metadata.generation },
+            });
         },
       },
     );
@@ -98,6 +117,14 @@ export function PolicyEditor(props: { existing?: MediationPolicy; canWrite: bool
             error={validation.error}
           />
         </div>
+
+        {restored && dirty ? (
+          <p className="notice" role="status">
+            {staleDraft
+              ? 'Unsaved draft restored. The policy has changed since this draft was started: check History before applying, or discard the draft.'
+              : 'Unsaved draft restored.'}
+          </p>
+        ) : null}
 
         {view === 'yaml' ? (
           <YamlEditor
@@ -152,7 +179,11 @@ export function PolicyEditor(props: { existing?: MediationPolicy; canWrite: bool
               <button
                 type="button"
                 className="button button-quiet"
-                onClick={() => setText(initial)}
+                onClick={() => {
+                  clearDraft(name);
+                  setRestored(undefined);
+                  setText(initial);
+                }}
               >
                 Discard changes
               </button>

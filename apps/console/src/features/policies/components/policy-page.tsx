@@ -1,14 +1,18 @@
-import { Link, useParams } from 'react-router';
+import type { MediationPolicy } from '@toolgate/core';
+import { useState } from 'react';
+import { Link, useLocation, useParams } from 'react-router';
 import { useCan } from '../../../shared/auth/session.tsx';
 import { useUrlState } from '../../../shared/lib/search-params.ts';
 import { HashBadge, Labels, Pill } from '../../../shared/ui/badges.tsx';
 import { PageHeader } from '../../../shared/ui/page.tsx';
 import { QueryView } from '../../../shared/ui/states.tsx';
 import { usePolicy } from '../api/get-policy.ts';
+import { clearDraft, useHasDraft } from '../draft/draft-store.ts';
 import { PolicyDiff } from './policy-diff.tsx';
 import { PolicyEditor } from './policy-editor.tsx';
 import { PolicyHistory } from './policy-history.tsx';
 import { RuleActionSummary } from './rule-action-summary.tsx';
+import { UnsavedChangesGuard } from './unsaved-changes-guard.tsx';
 
 const TABS = [
   { id: 'edit', label: 'Editor' },
@@ -26,6 +30,10 @@ export function PolicyPage() {
   const tab = TABS.some((t) => t.id === state.tab)
     ? (state.tab as (typeof TABS)[number]['id'])
     : 'edit';
+  const hasDraft = useHasDraft(name);
+  // A create lands here with its generation; a replace reports through onApplied.
+  const created = (useLocation().state as { applied?: number } | null)?.applied;
+  const [applied, setApplied] = useState<number | undefined>(created);
 
   return (
     <QueryView query={policy} loadingLabel="Loading policy…">
@@ -42,6 +50,13 @@ export function PolicyPage() {
               </>
             }
           />
+          <UnsavedChangesGuard when={hasDraft && canWrite} onDiscard={() => clearDraft(name)} />
+          {applied !== undefined ? (
+            <p className="notice" role="status">
+              Applied: generation {applied} of {p.metadata.name} is stored and in effect; gateways
+              pick it up on their next sync.
+            </p>
+          ) : null}
           <div className="tabs" role="tablist" aria-label="Policy views">
             {TABS.map((t) => (
               <button
@@ -66,7 +81,12 @@ export function PolicyPage() {
           >
             {tab === 'edit' ? (
               // A new generation resets the editor to it.
-              <PolicyEditor key={p.metadata.resourceVersion} existing={p} canWrite={canWrite} />
+              <PolicyEditor
+                key={p.metadata.resourceVersion}
+                existing={p}
+                canWrite={canWrite}
+                onApplied={(stored: MediationPolicy) => setApplied(stored.metadata.generation)}
+              />
             ) : null}
             {tab === 'history' ? (
               <PolicyHistory
