@@ -10,6 +10,7 @@ import { useApplyPolicy } from '../api/apply-policy.ts';
 import { useValidatePolicy } from '../api/validate-policy.ts';
 import { clearDraft, readDraft, writeDraft } from '../draft/draft-store.ts';
 import { editableObject, NEW_POLICY_TEMPLATE, parseDraft, toYaml } from '../draft/policy-draft.ts';
+import { patchYaml } from '../draft/yaml-patch.ts';
 import { PolicyForm } from './policy-form.tsx';
 import { PreviewPanel } from './preview-panel.tsx';
 
@@ -32,7 +33,9 @@ export function PolicyEditor(props: {
   );
   const base = existing?.metadata.resourceVersion ?? '';
   // An unsaved draft of this policy (from before a tab switch or a reload) wins over the stored one.
-  const [restored, setRestored] = useState(() => (canWrite ? readDraft(existing?.metadata.name) : undefined));
+  const [restored, setRestored] = useState(() =>
+    canWrite ? readDraft(existing?.metadata.name) : undefined,
+  );
   const [text, setText] = useState(restored?.text ?? initial);
   const [view, setView] = useState<View>('yaml');
   const debounced = useDebounced(text, 350);
@@ -137,7 +140,7 @@ export function PolicyEditor(props: {
         ) : liveDraft.ok ? (
           <PolicyForm
             object={liveDraft.object}
-            onChange={(object) => setText(toYaml(object))}
+            onChange={(object) => setText((current) => patchYaml(current, object))}
             errors={errors}
             nameLocked={existing !== undefined}
             readOnly={!canWrite}
