@@ -40,10 +40,16 @@ export class MediationPoliciesController {
   rollback(
     @Param({ schema: NameParams }) params: z.infer<typeof NameParams>,
     @Body({ schema: ROUTES['policies.rollback'].body })
-    body: { toGeneration: number; resourceVersion?: string },
+    body: { toGeneration: number; resourceVersion?: string; changeNote?: string },
     @CurrentActor() actor: Actor,
   ) {
-    return this.history.rollback(params.name, body.toGeneration, body.resourceVersion, actor);
+    return this.history.rollback(
+      params.name,
+      body.toGeneration,
+      body.resourceVersion,
+      actor,
+      body.changeNote,
+    );
   }
 
   @Route('policies.preview')

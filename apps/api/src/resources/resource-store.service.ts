@@ -15,7 +15,7 @@ import { ChangeNotifier } from '../database/change-notifier.ts';
 import { API_ENV } from '../database/database.tokens.ts';
 import { PrismaService, type Tx } from '../database/prisma.service.ts';
 import type { ApiEnv } from '../env.ts';
-import { type Actor, KindHooksRegistry } from './kind-hooks.ts';
+import { type Actor, KindHooksRegistry, type WriteExtras } from './kind-hooks.ts';
 import { ResourceRepository } from './resource.repository.ts';
 import type { ObjectInput, StoredObject } from './stored-object.ts';
 
@@ -81,7 +81,13 @@ export class ResourceStore {
     };
   }
 
-  create(kind: string, input: ObjectInput, actor: Actor, dryRun = false): Promise<StoredObject> {
+  create(
+    kind: string,
+    input: ObjectInput,
+    actor: Actor,
+    dryRun = false,
+    extras: WriteExtras = {},
+  ): Promise<StoredObject> {
     return this.write(dryRun, async (tx) => {
       const hooks = this.hooks.get(kind);
       await hooks?.validate?.(input, actor, tx);
@@ -105,7 +111,7 @@ export class ResourceStore {
       };
       object.status = hooks?.statusFor?.(object, specHash) ?? {};
       await this.repo.insert(tx, object, specHash);
-      await this.committed(tx, 'ADDED', actor, undefined, object, true);
+      await this.committed(tx, 'ADDED', actor, undefined, object, true, extras);
       return object;
     }).catch((error) => {
       // Two creates racing past the existence check: the unique index decides.
@@ -123,6 +129,7 @@ export class ResourceStore {
     actor: Actor,
     dryRun = false,
     verb = 'update',
+    extras: WriteExtras = {},
   ): Promise<StoredObject> {
     if (input.metadata.name !== name) {
       throw new BadRequestError(
@@ -155,7 +162,7 @@ export class ResourceStore {
       };
       if (specChanged && hooks?.statusFor) object.status = hooks.statusFor(object, specHash);
       await this.repo.update(tx, object, specHash);
-      await this.committed(tx, 'MODIFIED', actor, before, object, specChanged, verb);
+      await this.committed(tx, 'MODIFIED', actor, before, object, specChanged, extras, verb);
       return object;
     });
   }
@@ -180,7 +187,7 @@ export class ResourceStore {
         status,
       };
       await this.repo.update(tx, object, current.specHash);
-      await this.committed(tx, 'MODIFIED', actor, before, object, false, 'update-status');
+      await this.committed(tx, 'MODIFIED', actor, before, object, false, {}, 'update-status');
       return object;
     });
   }
@@ -219,7 +226,17 @@ export class ResourceStore {
         status: next.status,
       };
       await this.repo.update(tx, object, specHash);
-      await this.committed(tx, 'MODIFIED', actor, before, object, specChanged, verb, !specChanged);
+      await this.committed(
+        tx,
+        'MODIFIED',
+        actor,
+        before,
+        object,
+        specChanged,
+        {},
+        verb,
+        !specChanged,
+      );
       return { object, written: true };
     });
   }
@@ -242,7 +259,7 @@ export class ResourceStore {
         },
       };
       await this.repo.remove(tx, object.metadata.uid);
-      await this.committed(tx, 'DELETED', actor, current.object, object, false);
+      await this.committed(tx, 'DELETED', actor, current.object, object, false, {});
       return object;
     });
   }
@@ -290,6 +307,7 @@ export class ResourceStore {
     before: StoredObject | undefined,
     after: StoredObject,
     specChanged: boolean,
+    extras: WriteExtras,
     verb = { ADDED: 'create', MODIFIED: 'update', DELETED: 'delete' }[type],
     statusOnly = verb === 'update-status',
   ): Promise<void> {
@@ -307,6 +325,7 @@ export class ResourceStore {
       ...(before ? { before } : {}),
       ...(type !== 'DELETED' ? { after } : {}),
       specChanged,
+      extras,
     });
     await this.audit.append(tx, {
       actor: actor.name,

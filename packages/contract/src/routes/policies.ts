@@ -8,7 +8,7 @@ import {
 import { z } from 'zod';
 import { decimalInteger } from '../decimal-integer.ts';
 import { OPERATOR_ONLY, READERS, route } from '../route.ts';
-import { API_PREFIX, NameParams } from './resources.ts';
+import { API_PREFIX, ChangeNote, NameParams } from './resources.ts';
 
 const POLICY = `${API_PREFIX}/mediationpolicies/{name}`;
 /** Stored as a PostgreSQL `integer`: a larger number is a 400 here, not a database error. */
@@ -22,6 +22,10 @@ export const PolicyRevision = z.object({
   author: z.string(),
   createdAt: z.string(),
   spec: z.unknown(),
+  /** The operator's note on why (from `?changeNote=` or the rollback's `changeNote`). */
+  changeNote: z.string().optional(),
+  /** Set when this generation was made by a rollback: the generation whose spec it restored. */
+  rollbackOf: z.number().int().optional(),
 });
 export type PolicyRevision = z.infer<typeof PolicyRevision>;
 
@@ -100,7 +104,13 @@ export const policyRouteTable = {
     summary: 'Roll back: a new generation with the spec of an old one',
     access: OPERATOR_ONLY,
     params: NameParams,
-    body: z.object({ toGeneration: Generation, resourceVersion: z.string().optional() }).strict(),
+    body: z
+      .object({
+        toGeneration: Generation,
+        resourceVersion: z.string().optional(),
+        changeNote: ChangeNote.optional(),
+      })
+      .strict(),
     response: MediationPolicy,
   }),
   preview: route({
