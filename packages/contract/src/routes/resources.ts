@@ -1,6 +1,5 @@
 import {
   API_VERSION,
-  isWellFormedString,
   CapabilityContract,
   CapabilityContractInput,
   CapabilityContractStatus,
@@ -10,6 +9,7 @@ import {
   Identity,
   IdentityInput,
   IdentityStatus,
+  isWellFormedString,
   McpServer,
   McpServerInput,
   McpServerStatus,
@@ -183,7 +183,9 @@ export function resourceRoutes<
     ...(kind === 'Gateway' ? { ownGateway: true } : {}),
   };
   const writers: Access = { roles: ['operator'] };
-  const writeQuery = kind === 'MediationPolicy' ? PolicyWriteQuery : WriteQuery;
+  const writeQuery = (
+    kind === 'MediationPolicy' ? PolicyWriteQuery : WriteQuery
+  ) as K extends 'MediationPolicy' ? typeof PolicyWriteQuery : typeof WriteQuery;
   const List = z.object({
     apiVersion: z.literal(API_VERSION),
     kind: z.literal(`${kind}List`),

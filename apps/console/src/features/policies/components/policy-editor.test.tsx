@@ -104,20 +104,26 @@ describe('PolicyEditor: a when: error is shown where it is', () => {
     expect(document.querySelector('.cm-inline-error')).toBeNull();
     expect(document.querySelector('.cm-lintRange-error')).toBeNull();
 
-    // Saved with the mistake before the dry run answers: the refusal lands inline too.
+    // With the mistake, Apply is off (while checking too), and says why.
     type(BAD);
-    fireEvent.click(screen.getByRole('button', { name: 'Create policy' }));
-    await waitFor(() => expect(calls).toContain(`${POLICIES}`));
-    await waitFor(() =>
-      expect(document.querySelector('.cm-lintRange-error')?.textContent).toBe('repository'),
-    );
+    const review = screen.getByRole('button', { name: 'Review and create…' });
+    expect(review.hasAttribute('disabled')).toBe(true);
+    await screen.findByText('invalid');
+    expect(review.hasAttribute('disabled')).toBe(true);
+    expect(screen.getByText('Fix the errors to apply.')).toBeTruthy();
 
     // Fixed and saved: created.
     type(GOOD);
     await screen.findByText('valid (dry run)');
     expect(document.querySelector('.cm-inline-error')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Review and create…' }));
+    const dialog = screen.getByRole('dialog', { name: 'Review: new policy' });
+    expect(dialog.textContent).toContain('rule hide-deletes added');
+    fireEvent.change(screen.getByLabelText('Change note (optional)'), {
+      target: { value: 'first cut' },
+    });
     fireEvent.click(screen.getByRole('button', { name: 'Create policy' }));
-    await waitFor(() => expect(calls.filter((c) => c === POLICIES)).toHaveLength(2));
+    await waitFor(() => expect(calls).toContain(`${POLICIES}?changeNote=first+cut`));
     expect(screen.queryByRole('alert', { name: 'Validation errors' })).toBeNull();
   });
 });

@@ -8,9 +8,11 @@ import { useDebounced } from '../../../shared/lib/use-debounced.ts';
 import { Pill } from '../../../shared/ui/badges.tsx';
 import { useApplyPolicy } from '../api/apply-policy.ts';
 import { useValidatePolicy } from '../api/validate-policy.ts';
+import { describeChanges } from '../draft/describe-changes.ts';
 import { clearDraft, readDraft, writeDraft } from '../draft/draft-store.ts';
 import { editableObject, NEW_POLICY_TEMPLATE, parseDraft, toYaml } from '../draft/policy-draft.ts';
 import { patchYaml } from '../draft/yaml-patch.ts';
+import { ApplyReview } from './apply-review.tsx';
 import { PolicyForm } from './policy-form.tsx';
 import { PreviewPanel } from './preview-panel.tsx';
 
@@ -24,7 +26,7 @@ export function PolicyEditor(props: {
   existing?: MediationPolicy;
   canWrite: boolean;
   /** Called once a write is stored, with the stored policy. */
-  onApplied?: (policy: MediationPolicy) => void;
+  onApplied?: (policy: MediationPolicy, changeNote: string | undefined) => void;
 }) {
   const { existing, canWrite } = props;
   const initial = useMemo(
@@ -43,8 +45,15 @@ export function PolicyEditor(props: {
   const liveDraft = useMemo(() => parseDraft(text), [text]);
   const name = existing?.metadata.name;
   const validation = useValidatePolicy(name, draft, canWrite);
-  const apply = useApplyPolicy(name, () => clearDraft(name));
   const navigate = useNavigate();
+  const apply = useApplyPolicy(name, (policy, changeNote) => {
+    clearDraft(name);
+    props.onApplied?.(policy, changeNote);
+    if (!existing)
+      void navigate(`/policies/${encodeURIComponent(policy.metadata.name)}`, {
+        state: { applied: policy.metadata.generation, changeNote },
+      });
+  });
 
   const dirty = text !== initial;
   useEffect(() => {
@@ -72,7 +81,16 @@ export function PolicyEditor(props: {
     [errors, text, debounced],
   );
 
-  const onApply = () => {
+  const [reviewing, setReviewing] = useState(false);
+  const invalid = !liveDraft.ok || (canWrite && debounced === text && result?.valid === false);
+  const canApply = !invalid && !checking && !apply.isPending && (existing === undefined || dirty);
+  const changes = useMemo(
+    () =>
+      reviewing && liveDraft.ok ? describeChanges(existing?.spec ?? {}, liveDraft.object.spec) : [],
+    [reviewing, liveDraft, existing],
+  );
+
+  const onConfirm = (changeNote: string | undefined) => {
     if (!liveDraft.ok) return;
     setSavedText(text);
     const object = liveDraft.object;
@@ -81,16 +99,8 @@ export function PolicyEditor(props: {
       ...(existing ? { resourceVersion: existing.metadata.resourceVersion } : {}),
     };
     apply.mutate(
-      { ...object, metadata },
-      {
-        onSuccess: (policy) => {
-          props.onApplied?.(policy);
-          if (!existing)
-            void navigate(`/policies/${encodeURIComponent(policy.metadata.name)}`, {
-              state: { applied: policy.metadata.generation },
-            });
-        },
-      },
+      { object: { ...object, metadata }, ...(changeNote ? { changeNote } : {}) },
+      { onSettled: () => setReviewing(false) },
     );
   };
 
@@ -164,20 +174,32 @@ export function PolicyEditor(props: {
           </div>
         ) : null}
 
+        {reviewing && liveDraft.ok ? (
+          <ApplyReview
+            name={name}
+            nextGeneration={(existing?.metadata.generation ?? 0) + 1}
+            changes={changes}
+            pending={apply.isPending}
+            onConfirm={onConfirm}
+            onCancel={() => setReviewing(false)}
+          />
+        ) : null}
         {canWrite ? (
           <div className="form-actions">
             <button
               type="button"
               className="button button-primary"
-              disabled={!liveDraft.ok || apply.isPending || (existing !== undefined && !dirty)}
-              onClick={onApply}
+              disabled={!canApply || reviewing}
+              aria-describedby={invalid ? 'apply-blocked' : undefined}
+              onClick={() => setReviewing(true)}
             >
-              {apply.isPending
-                ? 'Applying…'
-                : existing
-                  ? 'Apply as new generation'
-                  : 'Create policy'}
+              {existing ? 'Review and apply…' : 'Review and create…'}
             </button>
+            {invalid ? (
+              <span id="apply-blocked" className="muted">
+                Fix the errors to apply.
+              </span>
+            ) : null}
             {dirty ? (
               <button
                 type="button"
@@ -190,9 +212,6 @@ export function PolicyEditor(props: {
               >
                 Discard changes
               </button>
-            ) : null}
-            {apply.isSuccess && !dirty ? (
-              <span role="status">Applied: generation {apply.data.metadata.generation}</span>
             ) : null}
             {applyError && applyCauses.length === 0 ? (
               <span className="field-error" role="alert">

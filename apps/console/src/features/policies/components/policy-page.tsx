@@ -32,8 +32,15 @@ export function PolicyPage() {
     : 'edit';
   const hasDraft = useHasDraft(name);
   // A create lands here with its generation; a replace reports through onApplied.
-  const created = (useLocation().state as { applied?: number } | null)?.applied;
-  const [applied, setApplied] = useState<number | undefined>(created);
+  const created = useLocation().state as { applied?: number; changeNote?: string } | null;
+  const [applied, setApplied] = useState<{ generation: number; changeNote?: string } | undefined>(
+    created?.applied !== undefined
+      ? {
+          generation: created.applied,
+          ...(created.changeNote ? { changeNote: created.changeNote } : {}),
+        }
+      : undefined,
+  );
 
   return (
     <QueryView query={policy} loadingLabel="Loading policy…">
@@ -53,8 +60,9 @@ export function PolicyPage() {
           <UnsavedChangesGuard when={hasDraft && canWrite} onDiscard={() => clearDraft(name)} />
           {applied !== undefined ? (
             <p className="notice" role="status">
-              Applied: generation {applied} of {p.metadata.name} is stored and in effect; gateways
-              pick it up on their next sync.
+              Applied: generation {applied.generation} of {p.metadata.name} is stored and in effect;
+              gateways pick it up on their next sync.
+              {applied.changeNote ? ` Note: “${applied.changeNote}”.` : ''}
             </p>
           ) : null}
           <div className="tabs" role="tablist" aria-label="Policy views">
@@ -85,7 +93,12 @@ export function PolicyPage() {
                 key={p.metadata.resourceVersion}
                 existing={p}
                 canWrite={canWrite}
-                onApplied={(stored: MediationPolicy) => setApplied(stored.metadata.generation)}
+                onApplied={(stored: MediationPolicy, changeNote) =>
+                  setApplied({
+                    generation: stored.metadata.generation,
+                    ...(changeNote ? { changeNote } : {}),
+                  })
+                }
               />
             ) : null}
             {tab === 'history' ? (
