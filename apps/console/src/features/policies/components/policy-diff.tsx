@@ -1,5 +1,5 @@
 import { DiffView } from '../../../shared/editor/diff-view.tsx';
-import { HashBadge, Pill } from '../../../shared/ui/badges.tsx';
+import { HashBadge } from '../../../shared/ui/badges.tsx';
 import { Field } from '../../../shared/ui/field.tsx';
 import { Empty, QueryView } from '../../../shared/ui/states.tsx';
 import { useRevisionDiff } from '../api/diff-revisions.ts';
