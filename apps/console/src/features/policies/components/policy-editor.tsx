@@ -2,10 +2,12 @@ import type { MediationPolicy } from '@toolgate/core';
 import { useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { errorMessage, fieldErrors } from '../../../shared/api/api-client.tsx';
+import { humanCause } from '../../../shared/editor/human-errors.ts';
 import { YamlEditor } from '../../../shared/editor/yaml-editor.tsx';
 import { rangeOfCause } from '../../../shared/editor/yaml-positions.ts';
 import { useDebounced } from '../../../shared/lib/use-debounced.ts';
 import { Pill } from '../../../shared/ui/badges.tsx';
+import { CodeSpans } from '../../../shared/ui/code-spans.tsx';
 import { useApplyPolicy } from '../api/apply-policy.ts';
 import { useValidatePolicy } from '../api/validate-policy.ts';
 import { describeChanges } from '../draft/describe-changes.ts';
@@ -75,7 +77,7 @@ export function PolicyEditor(props: {
       debounced === text
         ? errors.map((e) => ({
             ...rangeOfCause(text, e),
-            message: `${e.field}: ${e.message}`,
+            message: humanCause(e).replaceAll('`', ''),
           }))
         : [],
     [errors, text, debounced],
@@ -167,7 +169,7 @@ export function PolicyEditor(props: {
             <ul className="error-items">
               {errors.map((e) => (
                 <li key={`${e.field}:${e.message}`}>
-                  <code>{e.field}</code> {e.message}
+                  <CodeSpans text={humanCause(e)} />
                 </li>
               ))}
             </ul>

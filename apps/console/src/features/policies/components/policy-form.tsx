@@ -1,4 +1,6 @@
 import { MediationMode } from '@toolgate/core';
+import { humanMessage } from '../../../shared/editor/human-errors.ts';
+import { CodeSpans } from '../../../shared/ui/code-spans.tsx';
 import { Field } from '../../../shared/ui/field.tsx';
 import {
   applyFormFields,
@@ -37,7 +39,7 @@ export function PolicyForm(props: {
           (p) => e.field === p || e.field.startsWith(`${p}.`) || e.field.startsWith(`${p}[`),
         ),
       )
-      .map((e) => e.message)
+      .map((e) => humanMessage(e.message))
       .join('; ') || undefined;
   const disabled = props.readOnly;
   const onlyInYaml = partsOnlyInYaml(props.object);
@@ -54,7 +56,9 @@ export function PolicyForm(props: {
           YAML view):
           <ul>
             {onlyInYaml.map((part) => (
-              <li key={part}>{inlineCode(part)}</li>
+              <li key={part}>
+                <CodeSpans text={part} />
+              </li>
             ))}
           </ul>
         </div>
@@ -360,11 +364,4 @@ function notAChoice(value: string, options: ReadonlyArray<string>, what: string)
   return value
     ? `the YAML has ${what} "${value}", which is not one of ${options.join(', ')}: choose one`
     : `the YAML has no valid ${what}: choose one`;
-}
-
-/** `a`-quoted parts as code: "rule 2: `match.provider`" → rule 2: <code>match.provider</code>. */
-function inlineCode(text: string) {
-  return text
-    .split('`')
-    .map((part, i) => (i % 2 === 1 ? <code key={`${i}:${part}`}>{part}</code> : part));
 }
