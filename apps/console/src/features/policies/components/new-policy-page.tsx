@@ -2,17 +2,15 @@ import { Link } from 'react-router';
 import { useCan } from '../../../shared/auth/session.tsx';
 import { PageHeader } from '../../../shared/ui/page.tsx';
 import { Empty } from '../../../shared/ui/states.tsx';
-import { clearDraft, useHasDraft } from '../draft/draft-store.ts';
 import { PolicyEditor } from './policy-editor.tsx';
 import { UnsavedChangesGuard } from './unsaved-changes-guard.tsx';
 
 export function NewPolicyPage() {
   const canCreate = useCan('mediationPolicies.create');
-  const hasDraft = useHasDraft(undefined);
   return (
     <>
       <PageHeader title="New policy" subtitle={<Link to="/policies">← All policies</Link>} />
-      <UnsavedChangesGuard when={hasDraft && canCreate} onDiscard={() => clearDraft(undefined)} />
+      <UnsavedChangesGuard name={undefined} enabled={canCreate} />
       {canCreate ? (
         <PolicyEditor canWrite />
       ) : (

@@ -7,7 +7,6 @@ import { HashBadge, Labels, Pill } from '../../../shared/ui/badges.tsx';
 import { PageHeader } from '../../../shared/ui/page.tsx';
 import { QueryView } from '../../../shared/ui/states.tsx';
 import { usePolicy } from '../api/get-policy.ts';
-import { clearDraft, useHasDraft } from '../draft/draft-store.ts';
 import { PolicyDiff } from './policy-diff.tsx';
 import { PolicyEditor } from './policy-editor.tsx';
 import { PolicyHistory } from './policy-history.tsx';
@@ -30,7 +29,6 @@ export function PolicyPage() {
   const tab = TABS.some((t) => t.id === state.tab)
     ? (state.tab as (typeof TABS)[number]['id'])
     : 'edit';
-  const hasDraft = useHasDraft(name);
   // A create lands here with its generation; a replace reports through onApplied.
   const created = useLocation().state as { applied?: number; changeNote?: string } | null;
   const [applied, setApplied] = useState<{ generation: number; changeNote?: string } | undefined>(
@@ -57,7 +55,7 @@ export function PolicyPage() {
               </>
             }
           />
-          <UnsavedChangesGuard when={hasDraft && canWrite} onDiscard={() => clearDraft(name)} />
+          <UnsavedChangesGuard name={name} enabled={canWrite} />
           {applied !== undefined ? (
             <p className="notice" role="status">
               Applied: generation {applied.generation} of {p.metadata.name} is stored and in effect;

@@ -1,14 +1,20 @@
 import { useContext, useEffect, useRef } from 'react';
 import { UNSAFE_DataRouterContext, useBlocker } from 'react-router';
+import { clearDraft, readDraft, useHasDraft } from '../draft/draft-store.ts';
 
 /**
  * Guards an unsaved draft: closing or reloading the browser tab asks first (beforeunload), and
  * so does leaving the page inside the console. Staying on the page (its tabs, `?tab=…`) is not
  * leaving: the draft is kept for it.
  */
-export function UnsavedChangesGuard(props: { when: boolean; onDiscard: () => void }) {
+export function UnsavedChangesGuard(props: {
+  /** The policy whose draft is guarded (undefined: the new-policy draft). */
+  name: string | undefined;
+  enabled: boolean;
+}) {
+  const when = useHasDraft(props.name) && props.enabled;
   useEffect(() => {
-    if (!props.when) return;
+    if (!when) return;
     const warn = (event: BeforeUnloadEvent) => {
       event.preventDefault();
       // Older browsers show the prompt only when returnValue is set.
@@ -16,16 +22,20 @@ export function UnsavedChangesGuard(props: { when: boolean; onDiscard: () => voi
     };
     window.addEventListener('beforeunload', warn);
     return () => window.removeEventListener('beforeunload', warn);
-  }, [props.when]);
+  }, [when]);
   // The in-app prompt needs the data router the console runs in (useBlocker throws outside one).
   const dataRouter = useContext(UNSAFE_DataRouterContext);
-  return dataRouter ? <InAppPrompt when={props.when} onDiscard={props.onDiscard} /> : null;
+  return dataRouter ? <InAppPrompt name={props.name} enabled={props.enabled} /> : null;
 }
 
-function InAppPrompt(props: { when: boolean; onDiscard: () => void }) {
+function InAppPrompt(props: { name: string | undefined; enabled: boolean }) {
+  // The store is read when the navigation happens, not at the last render: an apply clears the
+  // draft and navigates in one go, before this component sees the draft gone.
   const blocker = useBlocker(
     ({ currentLocation, nextLocation }) =>
-      props.when && currentLocation.pathname !== nextLocation.pathname,
+      props.enabled &&
+      currentLocation.pathname !== nextLocation.pathname &&
+      readDraft(props.name) !== undefined,
   );
   const stay = useRef<HTMLButtonElement>(null);
   const blocked = blocker.state === 'blocked';
@@ -60,7 +70,7 @@ function InAppPrompt(props: { when: boolean; onDiscard: () => void }) {
           type="button"
           className="button button-quiet"
           onClick={() => {
-            props.onDiscard();
+            clearDraft(props.name);
             blocker.proceed();
           }}
         >
