@@ -138,6 +138,8 @@ describe.each(VIEWPORTS)('the policy editor ($name, $width×$height)', (viewport
     await page.getByRole('button', { name: 'Review and apply…' }).click();
     const review = page.getByRole('dialog', { name: `Review: generation 2 of ${name}` });
     await review.getByText('rule hide-destructive: action changed from hide to deny').waitFor();
+    // Defaults the draft leaves out (mode, priority…) are no change.
+    expect(await review.getByRole('listitem').count()).toBe(1);
     await page.getByLabel('Change note (optional)').fill('INC-42: no deletes at all');
     await expectAccessible(page, `apply review (${viewport.name})`);
     await screenshot(page, `policy-editor-review-${viewport.name}`);

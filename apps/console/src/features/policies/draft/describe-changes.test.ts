@@ -46,6 +46,8 @@ describe('describeChanges: a change list in words, not JSON pointers', () => {
       ['header claims set to trusted'],
     ],
     [{ rules: [merge] }, { rules: [merge] }, []],
+    // Defaults left out are no change.
+    [{ rules: [merge], mode: 'patch', priority: 0, selector: {} }, { rules: [merge] }, []],
   ])('%j → %j', (from, to, expected) => {
     expect(describeChanges(from, to)).toEqual(expected);
   });

@@ -53,8 +53,8 @@ const ruleName = (rule: Obj, index: number) =>
  * id. The review step before applying and the history both use it.
  */
 export function describeChanges(fromSpec: unknown, toSpec: unknown): string[] {
-  const from = obj(fromSpec);
-  const to = obj(toSpec);
+  const from = withDefaults(fromSpec);
+  const to = withDefaults(toSpec);
   const out: string[] = [];
   if (!same(from.selector ?? {}, to.selector ?? {})) {
     out.push(
@@ -130,5 +130,24 @@ function describeRule(name: string, from: Obj, to: Obj): string[] {
       out.push(`${at}: ${word} changed from ${shown(from[key])} to ${shown(to[key])}`);
     else out.push(`${at}: ${word} changed`);
   }
+  return out;
+}
+
+/** The schema's defaults (MediationPolicySpec): what a spec that leaves them out stores. */
+const SPEC_DEFAULTS: Obj = {
+  selector: {},
+  priority: 0,
+  mode: 'patch',
+  unknownIdentities: 'unverified',
+};
+
+/**
+ * The spec with the schema's defaults filled in: a draft that leaves out `mode: patch` is no
+ * change from a stored spec that has it.
+ */
+function withDefaults(spec: unknown): Obj {
+  const out: Obj = { ...obj(spec) };
+  for (const [key, value] of Object.entries(SPEC_DEFAULTS))
+    if (out[key] === undefined) out[key] = value;
   return out;
 }
