@@ -54,9 +54,13 @@ export class MediationPoliciesController {
 
   @Route('policies.preview')
   preview(
-    @Body({ schema: ROUTES['policies.preview'].body }) body: PreviewInput & { spec: unknown },
+    @Body({ schema: ROUTES['policies.preview'].body })
+    body: PreviewInput & { spec: unknown; gateway?: string; policyName?: string },
   ) {
-    const { spec, ...input } = body;
-    return this.previews.preview(spec, input);
+    const { spec, gateway, policyName, ...input } = body;
+    return this.previews.preview(spec, input, {
+      ...(gateway ? { gateway } : {}),
+      ...(policyName ? { policyName } : {}),
+    });
   }
 }

@@ -1,3 +1,4 @@
+import { isWellFormedString } from '@toolgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStatus, startTestApi, type TestApi } from '../testing/test-api.ts';
 
@@ -70,7 +71,7 @@ describe('a revision keeps its change note and, for a rollback, the generation i
     ];
     for (const note of cases) {
       // A lone surrogate cannot be put in a URL (it is not UTF-8): only the JSON body can carry one.
-      const inUrl = note.isWellFormed();
+      const inUrl = isWellFormedString(note);
       if (inUrl) {
         const response = await api.fetch(`${ITEMS}?changeNote=${encodeURIComponent(note)}`, {
           method: 'POST',

@@ -1,5 +1,6 @@
 import {
   MediationPolicy,
+  ResourceName,
   Surface,
   ToolDescriptor,
   ToolMediationBlock,
@@ -46,6 +47,14 @@ export const MediationEffect = z.object({
   providerRequest: z.unknown(),
   mediation: ToolMediationBlock.optional(),
   tools: z.array(ToolRecord),
+  /** With `gateway`: the gateway previewed against. */
+  gateway: z.string().optional(),
+  /** With `gateway`: the policies that ran, in merged order (the draft among them if selected). */
+  policies: z
+    .array(z.object({ name: z.string(), generation: z.number().int(), draft: z.boolean() }))
+    .optional(),
+  /** With `gateway`: whether the draft's selector selects that gateway (else it did not run). */
+  draftSelected: z.boolean().optional(),
 });
 export type MediationEffect = z.infer<typeof MediationEffect>;
 
@@ -117,9 +126,18 @@ export const policyRouteTable = {
     method: 'POST',
     path: `${API_PREFIX}/mediationpolicypreviews`,
     tag: 'MediationPolicy',
-    summary: 'Run a draft policy (not stored) against a sample request or a recorded receipt',
+    summary:
+      'Run a draft policy (not stored) against a sample request or a recorded receipt, alone or with the policies a gateway runs',
     access: READERS,
-    body: PreviewInput.and(z.object({ spec: z.unknown() })),
+    body: PreviewInput.and(
+      z.object({
+        spec: z.unknown(),
+        /** Run the draft together with every policy this gateway runs (its bundle's set). */
+        gateway: ResourceName.optional(),
+        /** The draft's own name: its stored version is left out of the gateway's set. */
+        policyName: ResourceName.optional(),
+      }),
+    ),
     response: MediationEffect,
   }),
 };
