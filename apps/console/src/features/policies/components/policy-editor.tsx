@@ -1,4 +1,4 @@
-import type { MediationPolicy } from '@toolgate/core';
+import { type MediationPolicy, ResourceName } from '@toolgate/core';
 import { useEffect, useMemo, useState } from 'react';
 import { useNavigate } from 'react-router';
 import { errorMessage, fieldErrors } from '../../../shared/api/api-client.tsx';
@@ -226,7 +226,10 @@ export function PolicyEditor(props: {
         )}
       </div>
       <aside className="editor-side" aria-label="Preview">
-        <PreviewPanel spec={liveDraft.ok ? liveDraft.object.spec : undefined} />
+        <PreviewPanel
+          spec={liveDraft.ok ? liveDraft.object.spec : undefined}
+          policyName={name ?? draftName(liveDraft)}
+        />
       </aside>
     </div>
   );
@@ -252,4 +255,13 @@ function ValidationBadge(props: {
       {props.syntaxError ? <span className="field-error"> {props.syntaxError}</span> : null}
     </span>
   );
+}
+
+/** A new policy's name as the draft has it, so a preview on a gateway leaves its stored twin out. */
+function draftName(draft: ReturnType<typeof parseDraft>): string | undefined {
+  if (!draft.ok) return undefined;
+  const metadata = draft.object.metadata;
+  const name =
+    metadata && typeof metadata === 'object' ? (metadata as { name?: unknown }).name : undefined;
+  return ResourceName.safeParse(name).success ? (name as string) : undefined;
 }
