@@ -148,6 +148,32 @@ describe.each(VIEWPORTS)('the policy editor ($name, $width×$height)', (viewport
     const revisions = await stack.api.operator.call('policies.revisions', { params: { name } });
     expect(revisions.items[0]?.changeNote).toBe('INC-42: no deletes at all');
 
+    // Preview on a gateway: the draft runs with every policy that gateway runs.
+    const gatewayName = `edge-${viewport.name}`;
+    await stack.api.identity(`gw-${viewport.name}`, ['gateway']);
+    await stack.api.operator.call('gateways.create', {
+      body: {
+        apiVersion: 'toolgate.dev/v1',
+        kind: 'Gateway',
+        metadata: { name: gatewayName, labels: { env: 'prod' } },
+        spec: { identity: `gw-${viewport.name}` },
+      },
+    });
+    await page.reload();
+    await page.getByLabel('Run on').selectOption(gatewayName);
+    await page.getByRole('button', { name: 'Run preview' }).click();
+    const result = page.getByRole('region', { name: 'Preview result' });
+    await result.getByText(`On ${gatewayName}, in order:`).waitFor();
+    await result.getByText('(this draft)').waitFor();
+    expect(
+      await page
+        .getByRole('list', { name: 'Tools after' })
+        .getByText('delete_branch', { exact: true })
+        .count(),
+    ).toBe(1);
+    await expectAccessible(page, `preview on a gateway (${viewport.name})`);
+    await screenshot(page, `policy-editor-preview-gateway-${viewport.name}`);
+
     await page.getByRole('tab', { name: 'History' }).click();
     await page.getByText('“INC-42: no deletes at all”').waitFor();
     await page.getByText('rule hide-destructive: action changed from hide to deny').waitFor();
