@@ -52,7 +52,7 @@ async function horizontalOverflow(page: Page): Promise<number> {
 }
 
 async function editorText(page: Page): Promise<string> {
-  return page.locator('.cm-content').innerText();
+  return (await page.locator('.cm-content').textContent()) ?? '';
 }
 
 describe.each(VIEWPORTS)('the policy editor ($name, $width×$height)', (viewport) => {
