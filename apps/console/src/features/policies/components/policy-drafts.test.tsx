@@ -107,13 +107,36 @@ describe('Policy drafts survive switching tabs and are guarded against leaving',
     );
   });
 
-  it('a restored draft of an older generation says so', async () => {
-    sessionStorage.setItem(
-      draftKey('repo-guard'),
-      JSON.stringify({ base: '0', text: 'apiVersion: toolgate.dev/v1\n# old draft\n' }),
-    );
-    renderPage();
+  it('a restored draft of an older generation says so, and applies against that generation', async () => {
+    const old =
+      'apiVersion: toolgate.dev/v1\nkind: MediationPolicy\nmetadata:\n  name: repo-guard\nspec:\n  rules: [] # old draft\n';
+    sessionStorage.setItem(draftKey('repo-guard'), JSON.stringify({ base: '0', text: old }));
+    const sent: unknown[] = [];
+    renderWithApi(<PolicyPage />, {
+      path: '/policies/:name',
+      route: '/policies/repo-guard',
+      responses: {
+        [`GET ${ITEM}`]: { body: POLICY },
+        [`PUT ${ITEM}`]: ({ url, body }) => {
+          if (!url.searchParams.has('dryRun')) sent.push(body);
+          return url.searchParams.has('dryRun')
+            ? { body: POLICY }
+            : {
+                status: 409,
+                body: { kind: 'Status', code: 409, reason: 'Conflict', message: 'conflict' },
+              };
+        },
+      },
+    });
     expect(await screen.findByText(/The policy has changed since this draft/)).toBeTruthy();
     expect(editorText()).toContain('# old draft');
+    const review = screen.getByRole('button', { name: 'Review and apply…' });
+    await waitFor(() => expect(review.hasAttribute('disabled')).toBe(false));
+    fireEvent.click(review);
+    fireEvent.click(screen.getByRole('button', { name: 'Apply generation 2' }));
+    await waitFor(() => expect(sent).toHaveLength(1));
+    expect((sent[0] as { metadata: { resourceVersion: string } }).metadata.resourceVersion).toBe(
+      '0',
+    );
   });
 });

@@ -58,12 +58,15 @@ export function PolicyEditor(props: {
   });
 
   const dirty = text !== initial;
+  // The version the draft was started from: a draft of an older one must not silently
+  // overwrite what was applied since, so Apply sends it and a newer policy answers 409.
+  const draftBase = restored?.base ?? base;
   useEffect(() => {
     if (!canWrite) return;
-    if (dirty) writeDraft(name, { base: restored?.base ?? base, text });
+    if (dirty) writeDraft(name, { base: draftBase, text });
     else clearDraft(name);
-  }, [canWrite, dirty, name, text, base, restored]);
-  const staleDraft = dirty && restored !== undefined && restored.base !== base;
+  }, [canWrite, dirty, name, text, draftBase]);
+  const staleDraft = dirty && draftBase !== base;
   const checking = canWrite && (debounced !== text || validation.isFetching);
   const result = validation.data;
   const causes = result && !result.valid ? result.causes : [];
@@ -98,7 +101,7 @@ export function PolicyEditor(props: {
     const object = liveDraft.object;
     const metadata = {
       ...(object.metadata as Record<string, unknown>),
-      ...(existing ? { resourceVersion: existing.metadata.resourceVersion } : {}),
+      ...(existing ? { resourceVersion: draftBase } : {}),
     };
     apply.mutate(
       { object: { ...object, metadata }, ...(changeNote ? { changeNote } : {}) },
@@ -136,7 +139,7 @@ export function PolicyEditor(props: {
         {restored && dirty ? (
           <p className="notice" role="status">
             {staleDraft
-              ? 'Unsaved draft restored. The policy has changed since this draft was started: check History before applying, or discard the draft.'
+              ? 'Unsaved draft restored. The policy has changed since this draft was started, so applying it is refused as a conflict: check History, then discard the draft and redo the change on the current generation.'
               : 'Unsaved draft restored.'}
           </p>
         ) : null}
