@@ -81,7 +81,7 @@ describe('policies in the browser', () => {
     await page.getByRole('heading', { name: 'New policy' }).waitFor();
     await setEditorText(page, DRAFT_WITH_ERROR);
     const errorList = page.getByRole('alert', { name: 'Validation errors' });
-    await errorList.getByText('spec.rules[1].alias').waitFor();
+    await errorList.locator('li', { hasText: 'rule 2: alias' }).waitFor();
     await page.locator('.cm-lintRange-error').first().waitFor();
     await expectAccessible(page, 'policy editor with an error');
     await screenshot(page, '02-policy-editor-field-error');
@@ -94,6 +94,8 @@ describe('policies in the browser', () => {
     await page.getByText('valid (dry run)').waitFor();
     expect(await errorList.count()).toBe(0);
     await expectAccessible(page, 'policy form');
+    await page.getByRole('button', { name: 'Review and create…' }).click();
+    await page.getByRole('dialog', { name: 'Review: new policy' }).waitFor();
     await page.getByRole('button', { name: 'Create policy' }).click();
     await page.waitForURL(/\/policies\/github-guardrails$/);
     await page.getByText('generation 1').first().waitFor();
@@ -145,7 +147,9 @@ spec:
 `;
     await setEditorText(page, generation2);
     await page.getByText('valid (dry run)').waitFor();
-    await page.getByRole('button', { name: 'Apply as new generation' }).click();
+    await page.getByRole('button', { name: 'Review and apply…' }).click();
+    await page.getByText('rule annotate-search added').waitFor();
+    await page.getByRole('button', { name: 'Apply generation 2' }).click();
     await page.getByText('generation 2').first().waitFor();
 
     // History: pick generations 1 and 2, compare them side by side.
@@ -158,7 +162,10 @@ spec:
     await page.waitForURL(/tab=diff/);
     expect(new URL(page.url()).searchParams.get('from')).toBe('1');
     expect(new URL(page.url()).searchParams.get('to')).toBe('2');
-    await page.getByRole('list', { name: 'Spec changes' }).getByText('/rules/2').waitFor();
+    await page
+      .getByRole('list', { name: 'Spec changes' })
+      .getByText('rule annotate-search added')
+      .waitFor();
     await page.locator('.cm-mergeView').waitFor();
     await page.locator('.cm-changedLine').first().waitFor();
     await expectAccessible(page, 'policy diff');

@@ -1,9 +1,11 @@
 import type { MediationEffect } from '@toolgate/contract';
 import {
+  type BundlePolicy,
   compileBundle,
   detectSurface,
   type MediationPolicySpec,
   mediateRequest,
+  type ProviderProfileSpec,
   type RuleIdentity,
   type Surface,
   type ToolDeclarationInput,
@@ -11,7 +13,11 @@ import {
 } from '@toolgate/core';
 
 export interface EffectInput {
-  spec: MediationPolicySpec;
+  /** One policy (a draft, a revision) or the set a gateway runs (`policies`). */
+  spec?: MediationPolicySpec;
+  policies?: ReadonlyArray<BundlePolicy>;
+  /** The gateway's provider profiles; the seeded ones when absent. */
+  profiles?: ReadonlyArray<ProviderProfileSpec>;
   request: Record<string, unknown>;
   surface?: Surface;
   hostedTools?: ReadonlyArray<ToolDeclarationInput>;
@@ -27,7 +33,10 @@ export interface EffectInput {
 export function mediationEffect(input: EffectInput): MediationEffect {
   const surface = input.surface ?? detectSurface(input.request);
   const bundle = compileBundle({
-    policies: [{ name: 'preview', generation: 0, spec: input.spec }],
+    policies: input.policies ?? [
+      { name: 'preview', generation: 0, spec: input.spec ?? { rules: [] } },
+    ],
+    ...(input.profiles ? { profiles: input.profiles } : {}),
   });
   let result: ReturnType<typeof mediateRequest>;
   try {

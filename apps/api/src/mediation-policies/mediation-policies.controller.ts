@@ -40,17 +40,27 @@ export class MediationPoliciesController {
   rollback(
     @Param({ schema: NameParams }) params: z.infer<typeof NameParams>,
     @Body({ schema: ROUTES['policies.rollback'].body })
-    body: { toGeneration: number; resourceVersion?: string },
+    body: { toGeneration: number; resourceVersion?: string; changeNote?: string },
     @CurrentActor() actor: Actor,
   ) {
-    return this.history.rollback(params.name, body.toGeneration, body.resourceVersion, actor);
+    return this.history.rollback(
+      params.name,
+      body.toGeneration,
+      body.resourceVersion,
+      actor,
+      body.changeNote,
+    );
   }
 
   @Route('policies.preview')
   preview(
-    @Body({ schema: ROUTES['policies.preview'].body }) body: PreviewInput & { spec: unknown },
+    @Body({ schema: ROUTES['policies.preview'].body })
+    body: PreviewInput & { spec: unknown; gateway?: string; policyName?: string },
   ) {
-    const { spec, ...input } = body;
-    return this.previews.preview(spec, input);
+    const { spec, gateway, policyName, ...input } = body;
+    return this.previews.preview(spec, input, {
+      ...(gateway ? { gateway } : {}),
+      ...(policyName ? { policyName } : {}),
+    });
   }
 }

@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { GatewaysModule } from '../gateways/gateways.module.ts';
 import { ReceiptsModule } from '../receipts/receipts.module.ts';
 import { createResourceController } from '../resources/resource-controller.factory.ts';
 import { MediationPoliciesController } from './mediation-policies.controller.ts';
@@ -8,7 +9,7 @@ import { PolicyPreviewService } from './policy-preview.service.ts';
 import { PolicyRevisionsRepository } from './policy-revisions.repository.ts';
 
 @Module({
-  imports: [ReceiptsModule],
+  imports: [ReceiptsModule, GatewaysModule],
   controllers: [createResourceController('MediationPolicy'), MediationPoliciesController],
   providers: [
     PolicyRevisionsRepository,

@@ -63,6 +63,7 @@ export class MediationPolicyHooks implements KindHooks, OnModuleInit {
       spec: after.spec,
       hash: String(after.status.revisionHash),
       author: context.actor.name,
+      ...context.extras,
     });
   }
 }

@@ -46,6 +46,7 @@ export class PolicyHistoryService {
     toGeneration: number,
     resourceVersion: string | undefined,
     actor: Actor,
+    changeNote?: string,
   ): Promise<StoredObject> {
     const policy = await this.store.get(KIND, name);
     const target = await this.revisionOf(policy, toGeneration);
@@ -64,6 +65,7 @@ export class PolicyHistoryService {
       actor,
       false,
       'rollback',
+      { rollbackOf: toGeneration, ...(changeNote ? { changeNote } : {}) },
     );
   }
 

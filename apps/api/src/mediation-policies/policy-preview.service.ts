@@ -1,17 +1,22 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { MediationEffect, PreviewInput } from '@toolgate/contract';
 import {
+  type BundlePolicy,
   type MediationPolicySpec,
   MediationPolicySpec as MediationPolicySpecSchema,
+  matchesLabelSelector,
   NotFoundError,
+  type ProviderProfileSpec,
   parseOrThrow,
   type Receipt,
   ruleIdentityOfReceipt,
   type Surface,
   ValidationError,
 } from '@toolgate/core';
+import { BundleService } from '../gateways/bundle.service.ts';
 import { ReceiptsRepository } from '../receipts/receipts.repository.ts';
 import { SchemasRepository } from '../receipts/schemas.repository.ts';
+import { ResourceStore } from '../resources/resource-store.service.ts';
 import { mediationEffect } from './mediation-effect.ts';
 
 /** Runs draft or historical policies against a sample request or a recorded receipt's tools. */
@@ -20,26 +25,72 @@ export class PolicyPreviewService {
   constructor(
     @Inject(ReceiptsRepository) private readonly receipts: ReceiptsRepository,
     @Inject(SchemasRepository) private readonly schemas: SchemasRepository,
+    @Inject(BundleService) private readonly bundles: BundleService,
+    @Inject(ResourceStore) private readonly store: ResourceStore,
   ) {}
 
-  /** A draft spec (not stored): errors name `spec.…` fields. */
-  async preview(spec: unknown, input: PreviewInput): Promise<MediationEffect> {
+  /**
+   * A draft spec (not stored): errors name `spec.…` fields. With `gateway`, the draft runs
+   * together with every policy that gateway's bundle holds — the set that really runs there —
+   * its own stored version (`policyName`) left out, and only if its selector selects the gateway.
+   */
+  async preview(
+    spec: unknown,
+    input: PreviewInput,
+    target: { gateway?: string; policyName?: string } = {},
+  ): Promise<MediationEffect> {
     const parsed = parseOrThrow(MediationPolicySpecSchema, spec, 'MediationPolicy', ['spec']);
-    return this.effectOf(parsed, input);
+    if (!target.gateway) return this.effectOf(parsed, input);
+    const gateway = await this.store.get('Gateway', target.gateway);
+    const { bundle } = await this.bundles.current(target.gateway);
+    const draftSelected = matchesLabelSelector(parsed.selector ?? {}, gateway.metadata.labels);
+    const draftName = target.policyName ?? 'draft';
+    const policies: Array<BundlePolicy & { draft: boolean }> = [
+      ...bundle.policies
+        .filter((p) => p.name !== target.policyName)
+        .map((p) => ({ name: p.name, generation: p.generation, spec: p.spec, draft: false })),
+      ...(draftSelected ? [{ name: draftName, generation: 0, spec: parsed, draft: true }] : []),
+    ];
+    // The bundle's merged order: higher priority first, then by name.
+    policies.sort(
+      (a, b) =>
+        (b.spec as MediationPolicySpec).priority - (a.spec as MediationPolicySpec).priority ||
+        (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    );
+    const effect = await this.run(policies, input, bundle.profiles);
+    return {
+      ...effect,
+      gateway: target.gateway,
+      policies: policies.map((p) => ({ name: p.name, generation: p.generation, draft: p.draft })),
+      draftSelected,
+    };
   }
 
-  async effectOf(spec: MediationPolicySpec, input: PreviewInput): Promise<MediationEffect> {
+  effectOf(spec: MediationPolicySpec, input: PreviewInput): Promise<MediationEffect> {
+    return this.run([{ name: 'preview', generation: 0, spec }], input);
+  }
+
+  private async run(
+    policies: ReadonlyArray<BundlePolicy>,
+    input: PreviewInput,
+    profiles?: ReadonlyArray<ProviderProfileSpec>,
+  ): Promise<MediationEffect> {
+    const base = { policies, ...(profiles ? { profiles } : {}) };
     if (input.request) {
       return mediationEffect({
-        spec,
+        ...base,
         request: input.request,
         ...(input.surface ? { surface: input.surface } : {}),
       });
     }
     const replay = await this.requestFromReceipt(input.receiptId as string);
     // The recorded caller, as proven as it was: identity-scoped rules replay as they would apply.
-    const identity = ruleIdentityOfReceipt(replay.identity, spec.headerClaims ?? 'untrusted');
-    return mediationEffect({ spec, ...replay, identity });
+    // Header claims count only if every policy that runs trusts them (as in a bundle).
+    const trusted =
+      policies.length > 0 &&
+      policies.every((p) => (p.spec as MediationPolicySpec).headerClaims === 'trusted');
+    const identity = ruleIdentityOfReceipt(replay.identity, trusted ? 'trusted' : 'untrusted');
+    return mediationEffect({ ...base, ...replay, identity });
   }
 
   /**

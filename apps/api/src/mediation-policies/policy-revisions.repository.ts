@@ -19,6 +19,8 @@ export class PolicyRevisionsRepository {
         spec: revision.spec as object,
         hash: revision.hash,
         author: revision.author,
+        changeNote: revision.changeNote ?? null,
+        rollbackOf: revision.rollbackOf ?? null,
       },
     });
   }
@@ -47,6 +49,8 @@ function toRevision(row: {
   author: string;
   createdAt: Date;
   spec: unknown;
+  changeNote: string | null;
+  rollbackOf: number | null;
 }): PolicyRevision {
   return {
     name: row.name,
@@ -55,5 +59,7 @@ function toRevision(row: {
     author: row.author,
     createdAt: row.createdAt.toISOString(),
     spec: row.spec,
+    ...(row.changeNote !== null ? { changeNote: row.changeNote } : {}),
+    ...(row.rollbackOf !== null ? { rollbackOf: row.rollbackOf } : {}),
   };
 }

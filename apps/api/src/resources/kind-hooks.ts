@@ -9,6 +9,14 @@ export interface Actor {
   roles: ReadonlyArray<Role>;
 }
 
+/** What a write carries besides the object, for the kind's hooks (a policy's revision). */
+export interface WriteExtras {
+  /** The operator's note on why. */
+  changeNote?: string;
+  /** The write is a rollback to this generation. */
+  rollbackOf?: number;
+}
+
 export interface WriteContext {
   tx: Tx;
   actor: Actor;
@@ -16,6 +24,7 @@ export interface WriteContext {
   before?: StoredObject;
   after?: StoredObject;
   specChanged: boolean;
+  extras: WriteExtras;
 }
 
 /** What a kind adds to the generic store semantics. Registered by the kind's own module. */

@@ -2,6 +2,7 @@ import { Body, Controller, Inject, Param, Query, Res, type Type } from '@nestjs/
 import {
   ListQuery,
   NameParams,
+  PolicyWriteQuery,
   type ResourceKind,
   ROUTES,
   type RouteName,
@@ -40,7 +41,7 @@ const ALL_OPERATIONS: ReadonlyArray<StandardOperation> = [
 ];
 
 type ListQueryValue = z.infer<typeof ListQuery>;
-type WriteQueryValue = z.infer<typeof WriteQuery>;
+type WriteQueryValue = z.infer<typeof PolicyWriteQuery>;
 type NameParamsValue = z.infer<typeof NameParams>;
 
 /**
@@ -54,6 +55,10 @@ export function createResourceController(
   operations: ReadonlyArray<StandardOperation> = ALL_OPERATIONS,
 ): Type<unknown> {
   const group = ROUTE_GROUP[kind];
+  // A policy's create and replace also take the change note of the revision they make.
+  const writeQuery = kind === 'MediationPolicy' ? PolicyWriteQuery : WriteQuery;
+  const extrasOf = (query: WriteQueryValue) =>
+    query.changeNote ? { changeNote: query.changeNote } : {};
   const name = (op: StandardOperation) => `${group}.${op}` as RouteName;
   const bodyOf = (op: StandardOperation) =>
     operations.includes(op) ? ROUTES[name(op)].body : undefined;
@@ -90,10 +95,10 @@ export function createResourceController(
     @mount('create')
     create(
       @Body({ schema: bodyOf('create') }) body: ObjectInput,
-      @Query({ schema: WriteQuery }) query: WriteQueryValue,
+      @Query({ schema: writeQuery }) query: WriteQueryValue,
       @CurrentActor() actor: Actor,
     ) {
-      return this.store.create(kind, body, actor, query.dryRun === 'All');
+      return this.store.create(kind, body, actor, query.dryRun === 'All', extrasOf(query));
     }
 
     @mount('get')
@@ -105,10 +110,18 @@ export function createResourceController(
     replace(
       @Param({ schema: NameParams }) params: NameParamsValue,
       @Body({ schema: bodyOf('replace') }) body: ObjectInput,
-      @Query({ schema: WriteQuery }) query: WriteQueryValue,
+      @Query({ schema: writeQuery }) query: WriteQueryValue,
       @CurrentActor() actor: Actor,
     ) {
-      return this.store.replace(kind, params.name, body, actor, query.dryRun === 'All');
+      return this.store.replace(
+        kind,
+        params.name,
+        body,
+        actor,
+        query.dryRun === 'All',
+        'update',
+        extrasOf(query),
+      );
     }
 
     @mount('delete')

@@ -15,7 +15,7 @@ import { ChangeNotifier } from '../database/change-notifier.ts';
 import { API_ENV } from '../database/database.tokens.ts';
 import { PrismaService, type Tx } from '../database/prisma.service.ts';
 import type { ApiEnv } from '../env.ts';
-import { type Actor, KindHooksRegistry } from './kind-hooks.ts';
+import { type Actor, KindHooksRegistry, type WriteExtras } from './kind-hooks.ts';
 import { ResourceRepository } from './resource.repository.ts';
 import type { ObjectInput, StoredObject } from './stored-object.ts';
 
@@ -85,7 +85,13 @@ export class ResourceStore {
     };
   }
 
-  create(kind: string, input: ObjectInput, actor: Actor, dryRun = false): Promise<StoredObject> {
+  create(
+    kind: string,
+    input: ObjectInput,
+    actor: Actor,
+    dryRun = false,
+    extras: WriteExtras = {},
+  ): Promise<StoredObject> {
     return this.write(dryRun, async (tx) => {
       const hooks = this.hooks.get(kind);
       await hooks?.validate?.(input, actor, tx);
@@ -109,7 +115,7 @@ export class ResourceStore {
       };
       object.status = hooks?.statusFor?.(object, specHash) ?? {};
       await this.repo.insert(tx, object, specHash);
-      await this.committed(tx, 'ADDED', actor, undefined, object, true);
+      await this.committed(tx, 'ADDED', actor, undefined, object, true, extras);
       return object;
     }).catch((error) => {
       // Two creates racing past the existence check: the unique index decides.
@@ -127,6 +133,7 @@ export class ResourceStore {
     actor: Actor,
     dryRun = false,
     verb = 'update',
+    extras: WriteExtras = {},
   ): Promise<StoredObject> {
     if (input.metadata.name !== name) {
       throw new BadRequestError(
@@ -159,7 +166,7 @@ export class ResourceStore {
       };
       if (specChanged && hooks?.statusFor) object.status = hooks.statusFor(object, specHash);
       await this.repo.update(tx, object, specHash);
-      await this.committed(tx, 'MODIFIED', actor, before, object, specChanged, verb);
+      await this.committed(tx, 'MODIFIED', actor, before, object, specChanged, extras, verb);
       return object;
     });
   }
@@ -184,7 +191,7 @@ export class ResourceStore {
         status,
       };
       await this.repo.update(tx, object, current.specHash);
-      await this.committed(tx, 'MODIFIED', actor, before, object, false, 'update-status');
+      await this.committed(tx, 'MODIFIED', actor, before, object, false, {}, 'update-status');
       return object;
     });
   }
@@ -223,7 +230,17 @@ export class ResourceStore {
         status: next.status,
       };
       await this.repo.update(tx, object, specHash);
-      await this.committed(tx, 'MODIFIED', actor, before, object, specChanged, verb, !specChanged);
+      await this.committed(
+        tx,
+        'MODIFIED',
+        actor,
+        before,
+        object,
+        specChanged,
+        {},
+        verb,
+        !specChanged,
+      );
       return { object, written: true };
     });
   }
@@ -246,7 +263,7 @@ export class ResourceStore {
         },
       };
       await this.repo.remove(tx, object.metadata.uid);
-      await this.committed(tx, 'DELETED', actor, current.object, object, false);
+      await this.committed(tx, 'DELETED', actor, current.object, object, false, {});
       return object;
     });
   }
@@ -301,6 +318,7 @@ export class ResourceStore {
     before: StoredObject | undefined,
     after: StoredObject,
     specChanged: boolean,
+    extras: WriteExtras,
     verb = { ADDED: 'create', MODIFIED: 'update', DELETED: 'delete' }[type],
     statusOnly = verb === 'update-status',
   ): Promise<void> {
@@ -318,6 +336,7 @@ export class ResourceStore {
       ...(before ? { before } : {}),
       ...(type !== 'DELETED' ? { after } : {}),
       specChanged,
+      extras,
     });
     await this.audit.append(tx, {
       actor: actor.name,

@@ -2,7 +2,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { render } from '@testing-library/react';
 import type { Role } from '@toolgate/core';
 import type { ReactNode } from 'react';
-import { MemoryRouter } from 'react-router';
+import { createMemoryRouter, MemoryRouter, RouterProvider } from 'react-router';
 import { vi } from 'vitest';
 import { SessionProvider } from '../shared/auth/session.tsx';
 
@@ -20,7 +20,16 @@ type Responder = Answer | ((request: { url: URL; body: unknown }) => Answer);
  */
 export function renderWithApi(
   ui: ReactNode,
-  options: { roles?: Role[]; route?: string; responses?: Record<string, Responder> } = {},
+  options: {
+    roles?: Role[];
+    route?: string;
+    responses?: Record<string, Responder>;
+    /**
+     * Mounts `ui` at this route pattern in a data router (as the app does: useParams, useBlocker
+     * work); any other path renders "Elsewhere". Without it, a plain MemoryRouter.
+     */
+    path?: string;
+  } = {},
 ) {
   const roles = options.roles ?? ['operator'];
   const responses: Record<string, Responder> = {
@@ -65,7 +74,19 @@ export function renderWithApi(
   const result = render(
     <QueryClientProvider client={queryClient}>
       <SessionProvider initialToken={TEST_TOKEN}>
-        <MemoryRouter initialEntries={[options.route ?? '/']}>{ui}</MemoryRouter>
+        {options.path ? (
+          <RouterProvider
+            router={createMemoryRouter(
+              [
+                { path: options.path, element: ui },
+                { path: '*', element: <p>Elsewhere</p> },
+              ],
+              { initialEntries: [options.route ?? '/'] },
+            )}
+          />
+        ) : (
+          <MemoryRouter initialEntries={[options.route ?? '/']}>{ui}</MemoryRouter>
+        )}
       </SessionProvider>
     </QueryClientProvider>,
   );

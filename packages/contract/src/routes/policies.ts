@@ -1,5 +1,6 @@
 import {
   MediationPolicy,
+  ResourceName,
   Surface,
   ToolDescriptor,
   ToolMediationBlock,
@@ -8,7 +9,7 @@ import {
 import { z } from 'zod';
 import { decimalInteger } from '../decimal-integer.ts';
 import { OPERATOR_ONLY, READERS, route } from '../route.ts';
-import { API_PREFIX, NameParams } from './resources.ts';
+import { API_PREFIX, ChangeNote, NameParams } from './resources.ts';
 
 const POLICY = `${API_PREFIX}/mediationpolicies/{name}`;
 /** Stored as a PostgreSQL `integer`: a larger number is a 400 here, not a database error. */
@@ -22,6 +23,10 @@ export const PolicyRevision = z.object({
   author: z.string(),
   createdAt: z.string(),
   spec: z.unknown(),
+  /** The operator's note on why (from `?changeNote=` or the rollback's `changeNote`). */
+  changeNote: z.string().optional(),
+  /** Set when this generation was made by a rollback: the generation whose spec it restored. */
+  rollbackOf: z.number().int().optional(),
 });
 export type PolicyRevision = z.infer<typeof PolicyRevision>;
 
@@ -42,6 +47,14 @@ export const MediationEffect = z.object({
   providerRequest: z.unknown(),
   mediation: ToolMediationBlock.optional(),
   tools: z.array(ToolRecord),
+  /** With `gateway`: the gateway previewed against. */
+  gateway: z.string().optional(),
+  /** With `gateway`: the policies that ran, in merged order (the draft among them if selected). */
+  policies: z
+    .array(z.object({ name: z.string(), generation: z.number().int(), draft: z.boolean() }))
+    .optional(),
+  /** With `gateway`: whether the draft's selector selects that gateway (else it did not run). */
+  draftSelected: z.boolean().optional(),
 });
 export type MediationEffect = z.infer<typeof MediationEffect>;
 
@@ -100,16 +113,31 @@ export const policyRouteTable = {
     summary: 'Roll back: a new generation with the spec of an old one',
     access: OPERATOR_ONLY,
     params: NameParams,
-    body: z.object({ toGeneration: Generation, resourceVersion: z.string().optional() }).strict(),
+    body: z
+      .object({
+        toGeneration: Generation,
+        resourceVersion: z.string().optional(),
+        changeNote: ChangeNote.optional(),
+      })
+      .strict(),
     response: MediationPolicy,
   }),
   preview: route({
     method: 'POST',
     path: `${API_PREFIX}/mediationpolicypreviews`,
     tag: 'MediationPolicy',
-    summary: 'Run a draft policy (not stored) against a sample request or a recorded receipt',
+    summary:
+      'Run a draft policy (not stored) against a sample request or a recorded receipt, alone or with the policies a gateway runs',
     access: READERS,
-    body: PreviewInput.and(z.object({ spec: z.unknown() })),
+    body: PreviewInput.and(
+      z.object({
+        spec: z.unknown(),
+        /** Run the draft together with every policy this gateway runs (its bundle's set). */
+        gateway: ResourceName.optional(),
+        /** The draft's own name: its stored version is left out of the gateway's set. */
+        policyName: ResourceName.optional(),
+      }),
+    ),
     response: MediationEffect,
   }),
 };

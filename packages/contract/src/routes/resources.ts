@@ -9,6 +9,7 @@ import {
   Identity,
   IdentityInput,
   IdentityStatus,
+  isWellFormedString,
   McpServer,
   McpServerInput,
   McpServerStatus,
@@ -128,6 +129,22 @@ export const WriteQuery = z
   .object({ dryRun: z.literal('All', { message: 'must be "All"' }).optional() })
   .strict();
 
+/**
+ * Why a policy changed, in the operator's words: stored with the revision it makes and shown in
+ * its history. One line of plain text (no control characters), at most 500 characters.
+ */
+export const ChangeNote = z
+  .string()
+  .max(500, 'must be at most 500 characters')
+  .refine(isWellFormedString, 'must be well-formed text (no lone surrogates)')
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it refuses
+  .refine((note) => !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(note), {
+    message: 'must be one line of text without control characters',
+  });
+
+/** Writes of a MediationPolicy also take the change note of the revision they make. */
+export const PolicyWriteQuery = WriteQuery.extend({ changeNote: ChangeNote.optional() }).strict();
+
 export const ListMeta = z.object({
   resourceVersion: z.string(),
   continue: z.string().optional(),
@@ -166,6 +183,9 @@ export function resourceRoutes<
     ...(kind === 'Gateway' ? { ownGateway: true } : {}),
   };
   const writers: Access = { roles: ['operator'] };
+  const writeQuery = (
+    kind === 'MediationPolicy' ? PolicyWriteQuery : WriteQuery
+  ) as K extends 'MediationPolicy' ? typeof PolicyWriteQuery : typeof WriteQuery;
   const List = z.object({
     apiVersion: z.literal(API_VERSION),
     kind: z.literal(`${kind}List`),
@@ -188,7 +208,7 @@ export function resourceRoutes<
       tag: kind,
       summary: `Create a ${kind}`,
       access: writers,
-      query: WriteQuery,
+      query: writeQuery,
       body: def.input,
       response: def.stored,
       successCode: 201,
@@ -209,7 +229,7 @@ export function resourceRoutes<
       summary: `Replace a ${kind} (metadata.resourceVersion for optimistic concurrency)`,
       access: writers,
       params: NameParams,
-      query: WriteQuery,
+      query: writeQuery,
       body: def.input,
       response: def.stored,
     }),

@@ -10,7 +10,7 @@ import {
   keymap,
   lineNumbers,
 } from '@codemirror/view';
-import { useEffect, useRef } from 'react';
+import { useEffect, useId, useRef } from 'react';
 import { themedHighlightStyle } from './highlight-style.ts';
 import { inlineMessages, setInlineMessages } from './inline-messages.ts';
 
@@ -27,8 +27,9 @@ export function yamlExtensions() {
 
 /**
  * A CodeMirror 6 YAML editor. Server-side validation errors arrive as `diagnostics` and are
- * shown in place (underline + gutter marker, and the message under the line). Tab indents; Escape then Tab leaves the editor,
- * so it is no keyboard trap.
+ * shown in place (underline + gutter marker, and the message under the line). Tab indents;
+ * Escape then Tab (or Shift-Tab) leaves the editor — CodeMirror's own tab-focus mode — so it is
+ * no keyboard trap, and the hint under the editor says so (WCAG 2.1.2 asks that it be told).
  */
 export function YamlEditor(props: {
   value: string;
@@ -38,6 +39,7 @@ export function YamlEditor(props: {
   label: string;
 }) {
   const host = useRef<HTMLDivElement>(null);
+  const hintId = useId();
   const view = useRef<EditorView | null>(null);
   const onChange = useRef(props.onChange);
   onChange.current = props.onChange;
@@ -62,7 +64,9 @@ export function YamlEditor(props: {
           EditorView.contentAttributes.of({
             'aria-label': props.label,
             'aria-multiline': 'true',
-            ...(props.readOnly ? { 'aria-readonly': 'true', tabindex: '0' } : {}),
+            ...(props.readOnly
+              ? { 'aria-readonly': 'true', tabindex: '0' }
+              : { 'aria-describedby': hintId }),
           }),
           EditorView.updateListener.of((update) => {
             if (update.docChanged) onChange.current?.(update.state.doc.toString());
@@ -102,5 +106,15 @@ export function YamlEditor(props: {
     });
   }, [props.diagnostics]);
 
-  return <div className="code-editor" ref={host} />;
+  return (
+    <div className="code-editor-wrap">
+      <div className="code-editor" ref={host} />
+      {props.readOnly ? null : (
+        // Read-only, Tab is not bound: it leaves as anywhere else.
+        <p className="field-hint editor-hint" id={hintId}>
+          <kbd>Tab</kbd> indents. Press <kbd>Esc</kbd> then <kbd>Tab</kbd> to leave the editor.
+        </p>
+      )}
+    </div>
+  );
 }

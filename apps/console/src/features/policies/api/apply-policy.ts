@@ -9,20 +9,31 @@ export function applyPolicy(
   client: ApiClient,
   existing: string | undefined,
   object: Record<string, unknown>,
+  changeNote?: string,
 ): Promise<MediationPolicy> {
   const body = object as never;
+  const query = changeNote ? { changeNote } : {};
   const stored = existing
-    ? client.call('mediationPolicies.replace', { params: { name: existing }, body })
-    : client.call('mediationPolicies.create', { body });
+    ? client.call('mediationPolicies.replace', { params: { name: existing }, query, body })
+    : client.call('mediationPolicies.create', { query, body });
   return stored;
 }
 
-export function useApplyPolicy(existing: string | undefined) {
+/**
+ * `onStored` runs first, before the new state re-renders anything: the editor is keyed by the
+ * policy's resourceVersion, so it is replaced by then and its per-call callbacks never run.
+ */
+export function useApplyPolicy(
+  existing: string | undefined,
+  onStored?: (policy: MediationPolicy, changeNote: string | undefined) => void,
+) {
   const client = useApiClient();
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (object: Record<string, unknown>) => applyPolicy(client, existing, object),
-    onSuccess: async (policy) => {
+    mutationFn: (input: { object: Record<string, unknown>; changeNote?: string }) =>
+      applyPolicy(client, existing, input.object, input.changeNote),
+    onSuccess: async (policy, input) => {
+      onStored?.(policy, input.changeNote);
       queryClient.setQueryData(policyKeys.detail(policy.metadata.name), policy);
       await Promise.all([
         queryClient.invalidateQueries({ queryKey: policyKeys.lists() }),

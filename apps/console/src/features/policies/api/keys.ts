@@ -7,6 +7,10 @@ export const policyKeys = {
   revisions: (name: string) => [...policyKeys.detail(name), 'revisions'] as const,
   diff: (name: string, from: number, to: number) =>
     [...policyKeys.detail(name), 'diff', from, to] as const,
+  /** What the preview picks from: gateways to run on, recent receipts to replay. */
+  previewGateways: () => [...policyKeys.all, 'preview-gateways'] as const,
+  previewReceipts: (toolContains: string) =>
+    [...policyKeys.all, 'preview-receipts', toolContains] as const,
   validations: () => [...policyKeys.all, 'validate'] as const,
   validation: (name: string | undefined, text: string) =>
     [...policyKeys.validations(), name ?? '', text] as const,

@@ -1,8 +1,9 @@
 import { DiffView } from '../../../shared/editor/diff-view.tsx';
-import { HashBadge, Pill } from '../../../shared/ui/badges.tsx';
+import { HashBadge } from '../../../shared/ui/badges.tsx';
 import { Field } from '../../../shared/ui/field.tsx';
 import { Empty, QueryView } from '../../../shared/ui/states.tsx';
 import { useRevisionDiff } from '../api/diff-revisions.ts';
+import { describeChanges } from '../draft/describe-changes.ts';
 import { toYaml } from '../draft/policy-draft.ts';
 
 /** Side-by-side diff of two generations' specs, with the list of changes the API computed. */
@@ -53,21 +54,12 @@ export function PolicyDiff(props: {
             <p>
               Generation {result.from.generation} <HashBadge hash={result.from.hash} label="spec" />{' '}
               → generation {result.to.generation} <HashBadge hash={result.to.hash} label="spec" />:{' '}
-              {result.changes.length === 0
-                ? 'identical specs'
-                : `${result.changes.length} change(s)`}
+              {result.changes.length === 0 ? 'identical specs' : 'changes:'}
             </p>
             {result.changes.length > 0 ? (
               <ul className="change-list" aria-label="Spec changes">
-                {result.changes.map((change) => (
-                  <li key={`${change.op}:${change.path}`}>
-                    <Pill
-                      tone={change.op === 'add' ? 'good' : change.op === 'remove' ? 'bad' : 'warn'}
-                    >
-                      {change.op}
-                    </Pill>{' '}
-                    <code>{change.path}</code>
-                  </li>
+                {describeChanges(result.from.spec, result.to.spec).map((change) => (
+                  <li key={change}>{change}</li>
                 ))}
               </ul>
             ) : (

@@ -76,7 +76,7 @@ describe('PolicyEditor: a when: error is shown where it is', () => {
     type(BAD);
     const inline = await waitFor(() => {
       const found = document.querySelector('.cm-inline-error');
-      expect(found?.textContent).toMatch(/^spec\.rules\[1\]\.when: 1:28: undeclared reference/);
+      expect(found?.textContent).toMatch(/^rule 2: when 1:28: undeclared reference/);
       return found as Element;
     });
     // The widget sits right under the `when:` line; the underline is the unknown name itself.
@@ -85,7 +85,7 @@ describe('PolicyEditor: a when: error is shown where it is', () => {
     expect(underline?.textContent).toBe('repository');
     expect(lineOf(underline as Element)).toContain('when:');
     expect(screen.getByRole('alert', { name: 'Validation errors' }).textContent).toContain(
-      'spec.rules[1].when',
+      'rule 2: when 1:28',
     );
 
     // The form shows it next to the rule's condition.
@@ -104,20 +104,44 @@ describe('PolicyEditor: a when: error is shown where it is', () => {
     expect(document.querySelector('.cm-inline-error')).toBeNull();
     expect(document.querySelector('.cm-lintRange-error')).toBeNull();
 
-    // Saved with the mistake before the dry run answers: the refusal lands inline too.
+    // With the mistake, Apply is off (while checking too), and says why.
     type(BAD);
-    fireEvent.click(screen.getByRole('button', { name: 'Create policy' }));
-    await waitFor(() => expect(calls).toContain(`${POLICIES}`));
-    await waitFor(() =>
-      expect(document.querySelector('.cm-lintRange-error')?.textContent).toBe('repository'),
-    );
+    const review = screen.getByRole('button', { name: 'Review and create…' });
+    expect(review.hasAttribute('disabled')).toBe(true);
+    await screen.findByText('invalid');
+    expect(review.hasAttribute('disabled')).toBe(true);
+    expect(screen.getByText('Fix the errors to apply.')).toBeTruthy();
 
     // Fixed and saved: created.
     type(GOOD);
     await screen.findByText('valid (dry run)');
     expect(document.querySelector('.cm-inline-error')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Review and create…' }));
+    const dialog = screen.getByRole('dialog', { name: 'Review: new policy' });
+    expect(dialog.textContent).toContain('rule hide-deletes added');
+    fireEvent.change(screen.getByLabelText('Change note (optional)'), {
+      target: { value: 'first cut' },
+    });
     fireEvent.click(screen.getByRole('button', { name: 'Create policy' }));
-    await waitFor(() => expect(calls.filter((c) => c === POLICIES)).toHaveLength(2));
+    await waitFor(() => expect(calls).toContain(`${POLICIES}?changeNote=first+cut`));
     expect(screen.queryByRole('alert', { name: 'Validation errors' })).toBeNull();
+  });
+});
+
+describe('PolicyEditor: validation errors read as sentences', () => {
+  it('says "rule 2: `match` is required", not zod text, in the list and in the form', async () => {
+    renderWithApi(<PolicyEditor canWrite />, { responses: { [POLICIES]: createPolicy } });
+    await screen.findByText('valid (dry run)');
+    type(GOOD.replace('      match:\n        name: create_pull_request\n', ''));
+    const list = await screen.findByRole('alert', { name: 'Validation errors' });
+    expect(list.textContent).toContain('rule 2: match is required');
+    expect(list.querySelector('code')?.textContent).toBe('match');
+    expect(list.textContent).not.toContain('Invalid input');
+    fireEvent.click(screen.getByRole('tab', { name: 'Form' }));
+    const names = screen.getAllByLabelText('Tool name');
+    const described = names[1]?.getAttribute('aria-describedby')?.split(' ') ?? [];
+    expect(described.map((id) => document.getElementById(id)?.textContent)).toContain(
+      'is required',
+    );
   });
 });

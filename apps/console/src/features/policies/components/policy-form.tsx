@@ -1,10 +1,14 @@
 import { MediationMode } from '@toolgate/core';
+import { humanMessage } from '../../../shared/editor/human-errors.ts';
+import { CodeSpans } from '../../../shared/ui/code-spans.tsx';
 import { Field } from '../../../shared/ui/field.tsx';
 import {
   applyFormFields,
   type FormFields,
   fieldsForAction,
   isCallTime,
+  isOneOf,
+  partsOnlyInYaml,
   RULE_ACTIONS,
   type RuleFields,
   selectorError,
@@ -35,9 +39,10 @@ export function PolicyForm(props: {
           (p) => e.field === p || e.field.startsWith(`${p}.`) || e.field.startsWith(`${p}[`),
         ),
       )
-      .map((e) => e.message)
+      .map((e) => humanMessage(e.message))
       .join('; ') || undefined;
   const disabled = props.readOnly;
+  const onlyInYaml = partsOnlyInYaml(props.object);
 
   return (
     <form
@@ -45,6 +50,19 @@ export function PolicyForm(props: {
       onSubmit={(event) => event.preventDefault()}
       aria-label="Policy form"
     >
+      {onlyInYaml.length > 0 ? (
+        <div className="info-notice" role="note" aria-label="Only in the YAML">
+          The form cannot edit these parts; they are kept as the YAML has them (edit them in the
+          YAML view):
+          <ul>
+            {onlyInYaml.map((part) => (
+              <li key={part}>
+                <CodeSpans text={part} />
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
       <div className="form-grid">
         <Field label="Name" error={errorAt('metadata.name')}>
           {(control) => (
@@ -66,7 +84,10 @@ export function PolicyForm(props: {
             />
           )}
         </Field>
-        <Field label="Mode" error={errorAt('spec.mode')}>
+        <Field
+          label="Mode"
+          error={notAChoice(fields.mode, MediationMode.options, 'mode') ?? errorAt('spec.mode')}
+        >
           {(control) => (
             <select
               {...control}
@@ -74,9 +95,7 @@ export function PolicyForm(props: {
               disabled={disabled}
               onChange={(e) => update({ mode: e.target.value })}
             >
-              {MediationMode.options.map((mode) => (
-                <option key={mode}>{mode}</option>
-              ))}
+              <ChoiceOptions value={fields.mode} options={MediationMode.options} />
             </select>
           )}
         </Field>
@@ -105,7 +124,13 @@ export function PolicyForm(props: {
             />
           )}
         </Field>
-        <Field label="Unknown identities" error={errorAt('spec.unknownIdentities')}>
+        <Field
+          label="Unknown identities"
+          error={
+            notAChoice(fields.unknownIdentities, UNKNOWN_IDENTITIES, 'setting') ??
+            errorAt('spec.unknownIdentities')
+          }
+        >
           {(control) => (
             <select
               {...control}
@@ -115,6 +140,11 @@ export function PolicyForm(props: {
             >
               <option value="unverified">mark unverified</option>
               <option value="reject">reject</option>
+              {isOneOf(fields.unknownIdentities, UNKNOWN_IDENTITIES) ? null : (
+                <option value={fields.unknownIdentities}>
+                  {fields.unknownIdentities || '(none)'} (not valid)
+                </option>
+              )}
             </select>
           )}
         </Field>
@@ -146,7 +176,10 @@ export function PolicyForm(props: {
                     />
                   )}
                 </Field>
-                <Field label="Action" error={errorAt(`${at}.action`)}>
+                <Field
+                  label="Action"
+                  error={notAChoice(rule.action, RULE_ACTIONS, 'action') ?? errorAt(`${at}.action`)}
+                >
                   {(control) => (
                     <select
                       {...control}
@@ -154,9 +187,7 @@ export function PolicyForm(props: {
                       disabled={disabled}
                       onChange={(e) => updateRule(index, fieldsForAction(rule, e.target.value))}
                     >
-                      {RULE_ACTIONS.map((action) => (
-                        <option key={action}>{action}</option>
-                      ))}
+                      <ChoiceOptions value={rule.action} options={RULE_ACTIONS} />
                     </select>
                   )}
                 </Field>
@@ -281,6 +312,7 @@ export function PolicyForm(props: {
                 rules: [
                   ...fields.rules,
                   {
+                    source: -1,
                     id: `rule-${fields.rules.length + 1}`,
                     action: 'hide',
                     name: '',
@@ -305,4 +337,31 @@ export function PolicyForm(props: {
       </fieldset>
     </form>
   );
+}
+
+const UNKNOWN_IDENTITIES = ['unverified', 'reject'];
+
+/**
+ * The options of a select, plus the YAML's own value when it is none of them: a select must
+ * never show an option the YAML does not hold (it would fall back to the first one).
+ */
+function ChoiceOptions(props: { value: string; options: ReadonlyArray<string> }) {
+  return (
+    <>
+      {isOneOf(props.value, props.options) ? null : (
+        <option value={props.value}>{props.value || '(none)'} (not valid)</option>
+      )}
+      {props.options.map((option) => (
+        <option key={option}>{option}</option>
+      ))}
+    </>
+  );
+}
+
+/** The message for a YAML value that is none of the choices, in words. */
+function notAChoice(value: string, options: ReadonlyArray<string>, what: string) {
+  if (isOneOf(value, options)) return undefined;
+  return value
+    ? `the YAML has ${what} "${value}", which is not one of ${options.join(', ')}: choose one`
+    : `the YAML has no valid ${what}: choose one`;
 }

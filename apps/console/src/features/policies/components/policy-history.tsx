@@ -1,3 +1,4 @@
+import type { PolicyRevision } from '@toolgate/contract';
 import { useState } from 'react';
 import { errorMessage } from '../../../shared/api/api-client.tsx';
 import { useCan } from '../../../shared/auth/session.tsx';
@@ -5,8 +6,13 @@ import { HashBadge, Pill, Time } from '../../../shared/ui/badges.tsx';
 import { Empty, QueryView } from '../../../shared/ui/states.tsx';
 import { useRevisions } from '../api/list-revisions.ts';
 import { useRollbackPolicy } from '../api/rollback-policy.ts';
+import { describeChanges } from '../draft/describe-changes.ts';
 
-/** Every generation, newest first; pick two to diff, roll back to any older one. */
+/**
+ * Every generation, newest first, with what changed from the one before (in words), its change
+ * note and whether a rollback made it; pick two to diff, roll back to any older one whose spec
+ * differs from the current one.
+ */
 export function PolicyHistory(props: {
   name: string;
   current: number;
@@ -26,8 +32,9 @@ export function PolicyHistory(props: {
 
   return (
     <QueryView query={revisions} loadingLabel="Loading history…">
-      {(items) =>
-        items.length === 0 ? (
+      {(items) => {
+        const currentHash = items.find((r) => r.generation === props.current)?.hash;
+        return items.length === 0 ? (
           <Empty title="No revisions" />
         ) : (
           <>
@@ -63,13 +70,14 @@ export function PolicyHistory(props: {
                     <th scope="col">Spec hash</th>
                     <th scope="col">Author</th>
                     <th scope="col">Applied</th>
+                    <th scope="col">Change</th>
                     <th scope="col">
                       <span className="sr-only">Actions</span>
                     </th>
                   </tr>
                 </thead>
                 <tbody>
-                  {items.map((revision) => (
+                  {items.map((revision, index) => (
                     <tr key={revision.generation}>
                       <td>
                         <input
@@ -93,7 +101,12 @@ export function PolicyHistory(props: {
                         <Time value={revision.createdAt} />
                       </td>
                       <td>
-                        {canRollback && revision.generation !== props.current ? (
+                        <RevisionChange revision={revision} previous={items[index + 1]} />
+                      </td>
+                      <td>
+                        {canRollback &&
+                        revision.generation !== props.current &&
+                        revision.hash !== currentHash ? (
                           <button
                             type="button"
                             className="button button-quiet"
@@ -109,6 +122,9 @@ export function PolicyHistory(props: {
                           >
                             Roll back to {revision.generation}
                           </button>
+                        ) : revision.generation !== props.current &&
+                          revision.hash === currentHash ? (
+                          <span className="muted">same spec as current</span>
                         ) : null}
                       </td>
                     </tr>
@@ -117,8 +133,39 @@ export function PolicyHistory(props: {
               </table>
             </div>
           </>
-        )
-      }
+        );
+      }}
     </QueryView>
+  );
+}
+
+const MAX_SHOWN_CHANGES = 5;
+
+/** What a generation changed: rollback mark, the operator's note, the changes in words. */
+function RevisionChange(props: { revision: PolicyRevision; previous: PolicyRevision | undefined }) {
+  const { revision, previous } = props;
+  const changes = previous ? describeChanges(previous.spec, revision.spec) : [];
+  const shown = changes.slice(0, MAX_SHOWN_CHANGES);
+  return (
+    <div className="revision-change">
+      {revision.rollbackOf !== undefined ? (
+        <Pill tone="warn">rolled back to generation {revision.rollbackOf}</Pill>
+      ) : null}
+      {revision.changeNote ? <p className="change-note">“{revision.changeNote}”</p> : null}
+      {previous === undefined ? (
+        <span className="muted">created</span>
+      ) : changes.length === 0 ? (
+        <span className="muted">no spec change</span>
+      ) : (
+        <ul className="change-list" aria-label={`Changes in generation ${revision.generation}`}>
+          {shown.map((change) => (
+            <li key={change}>{change}</li>
+          ))}
+          {changes.length > shown.length ? (
+            <li className="muted">and {changes.length - shown.length} more (see Diff)</li>
+          ) : null}
+        </ul>
+      )}
+    </div>
   );
 }

@@ -1,4 +1,6 @@
-import { Link, useParams } from 'react-router';
+import type { MediationPolicy } from '@toolgate/core';
+import { useState } from 'react';
+import { Link, useLocation, useParams } from 'react-router';
 import { useCan } from '../../../shared/auth/session.tsx';
 import { useUrlState } from '../../../shared/lib/search-params.ts';
 import { HashBadge, Labels, Pill } from '../../../shared/ui/badges.tsx';
@@ -10,6 +12,7 @@ import { PolicyDiff } from './policy-diff.tsx';
 import { PolicyEditor } from './policy-editor.tsx';
 import { PolicyHistory } from './policy-history.tsx';
 import { RuleActionSummary } from './rule-action-summary.tsx';
+import { UnsavedChangesGuard } from './unsaved-changes-guard.tsx';
 
 const TABS = [
   { id: 'edit', label: 'Editor' },
@@ -27,6 +30,16 @@ export function PolicyPage() {
   const tab = TABS.some((t) => t.id === state.tab)
     ? (state.tab as (typeof TABS)[number]['id'])
     : 'edit';
+  // A create lands here with its generation; a replace reports through onApplied.
+  const created = useLocation().state as { applied?: number; changeNote?: string } | null;
+  const [applied, setApplied] = useState<{ generation: number; changeNote?: string } | undefined>(
+    created?.applied !== undefined
+      ? {
+          generation: created.applied,
+          ...(created.changeNote ? { changeNote: created.changeNote } : {}),
+        }
+      : undefined,
+  );
 
   return (
     <QueryView query={policy} loadingLabel="Loading policy…">
@@ -43,6 +56,14 @@ export function PolicyPage() {
               </>
             }
           />
+          <UnsavedChangesGuard name={name} enabled={canWrite} />
+          {applied !== undefined ? (
+            <p className="info-notice" role="status">
+              Applied: generation {applied.generation} of {p.metadata.name} is stored and in effect;
+              gateways pick it up on their next sync.
+              {applied.changeNote ? ` Note: “${applied.changeNote}”.` : ''}
+            </p>
+          ) : null}
           <Tabs
             label="Policy views"
             idBase="policy"
@@ -53,7 +74,17 @@ export function PolicyPage() {
           <TabPanel idBase="policy" id={tab} className="tab-panel">
             {tab === 'edit' ? (
               // A new generation resets the editor to it.
-              <PolicyEditor key={p.metadata.resourceVersion} existing={p} canWrite={canWrite} />
+              <PolicyEditor
+                key={p.metadata.resourceVersion}
+                existing={p}
+                canWrite={canWrite}
+                onApplied={(stored: MediationPolicy, changeNote) =>
+                  setApplied({
+                    generation: stored.metadata.generation,
+                    ...(changeNote ? { changeNote } : {}),
+                  })
+                }
+              />
             ) : null}
             {tab === 'history' ? (
               <PolicyHistory

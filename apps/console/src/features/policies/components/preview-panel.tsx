@@ -4,7 +4,9 @@ import { Link } from 'react-router';
 import { errorMessage } from '../../../shared/api/api-client.tsx';
 import { HashBadge, Pill } from '../../../shared/ui/badges.tsx';
 import { Field } from '../../../shared/ui/field.tsx';
+import { usePreviewGateways } from '../api/list-preview-targets.ts';
 import { usePreviewPolicy } from '../api/preview-policy.ts';
+import { ReceiptPicker } from './receipt-picker.tsx';
 
 export const SAMPLE_REQUEST = JSON.stringify(
   {
@@ -27,23 +29,28 @@ export const SAMPLE_REQUEST = JSON.stringify(
   2,
 );
 
-/** Runs the draft against a sample request or a recorded receipt: tools before and after. */
-export function PreviewPanel(props: { spec: unknown }) {
+/**
+ * Runs the draft against a sample request or a recorded receipt (picked from a list), alone or
+ * on a gateway together with every policy that gateway runs: tools before and after.
+ */
+export function PreviewPanel(props: { spec: unknown; policyName?: string | undefined }) {
   const [source, setSource] = useState<'request' | 'receipt'>('request');
   const [request, setRequest] = useState(SAMPLE_REQUEST);
   const [receiptId, setReceiptId] = useState('');
+  const [gateway, setGateway] = useState('');
   const [inputError, setInputError] = useState<string>();
   const preview = usePreviewPolicy();
+  const gateways = usePreviewGateways();
+  const target = gateway
+    ? { gateway, ...(props.policyName ? { policyName: props.policyName } : {}) }
+    : {};
 
   const run = () => {
     setInputError(undefined);
     if (props.spec === undefined) return setInputError('the draft is not valid YAML');
     if (source === 'receipt') {
-      if (!receiptId.trim()) return setInputError('enter a receipt id');
-      return preview.mutate({
-        spec: props.spec,
-        source: { kind: 'receipt', receiptId: receiptId.trim() },
-      });
+      if (!receiptId) return setInputError('pick a receipt to replay');
+      return preview.mutate({ spec: props.spec, source: { kind: 'receipt', receiptId }, target });
     }
     let parsed: unknown;
     try {
@@ -54,12 +61,33 @@ export function PreviewPanel(props: { spec: unknown }) {
     preview.mutate({
       spec: props.spec,
       source: { kind: 'request', request: parsed as Record<string, unknown> },
+      target,
     });
   };
 
   return (
     <section className="preview" aria-labelledby="preview-title">
       <h2 id="preview-title">Preview</h2>
+      <Field
+        label="Run on"
+        hint="a gateway: the draft together with every policy that gateway runs"
+      >
+        {(control) => (
+          <select {...control} value={gateway} onChange={(e) => setGateway(e.target.value)}>
+            <option value="">this draft alone</option>
+            {(gateways.data ?? []).map((g) => (
+              <option key={g.name} value={g.name}>
+                {g.name}
+                {Object.keys(g.labels).length > 0
+                  ? ` (${Object.entries(g.labels)
+                      .map(([k, v]) => `${k}=${v}`)
+                      .join(',')})`
+                  : ''}
+              </option>
+            ))}
+          </select>
+        )}
+      </Field>
       <fieldset className="radio-row">
         <legend>Run the draft against</legend>
         <label className="checkbox">
@@ -94,11 +122,7 @@ export function PreviewPanel(props: { spec: unknown }) {
           )}
         </Field>
       ) : (
-        <Field label="Receipt id" hint="its original tools are replayed from the schema store">
-          {(control) => (
-            <input {...control} value={receiptId} onChange={(e) => setReceiptId(e.target.value)} />
-          )}
-        </Field>
+        <ReceiptPicker value={receiptId} onChange={setReceiptId} />
       )}
       <button type="button" className="button" onClick={run} disabled={preview.isPending}>
         {preview.isPending ? 'Running…' : 'Run preview'}
@@ -126,6 +150,7 @@ export function EffectView(props: { effect: MediationEffect }) {
   const observed = effect.mediation?.observed_rules ?? [];
   return (
     <section className="effect" aria-label="Preview result">
+      {effect.gateway ? <PoliciesThatRan effect={effect} /> : null}
       <p>
         Surface <code>{effect.surface}</code>
         {effect.mediation ? (
@@ -192,5 +217,31 @@ export function EffectView(props: { effect: MediationEffect }) {
         did.
       </p>
     </section>
+  );
+}
+
+/** On a gateway: which policies ran, in order, and whether the draft was among them. */
+function PoliciesThatRan(props: { effect: MediationEffect }) {
+  const { effect } = props;
+  return (
+    <>
+      {effect.draftSelected === false ? (
+        <p className="info-notice" role="status">
+          This draft’s selector does not select <code>{effect.gateway}</code>: it would not run
+          there. Shown: the gateway’s policies without it.
+        </p>
+      ) : null}
+      <p>
+        On <code>{effect.gateway}</code>, in order:{' '}
+        {(effect.policies ?? []).length === 0
+          ? 'no policies'
+          : (effect.policies ?? []).map((p, i) => (
+              <span key={p.name}>
+                {i > 0 ? ', ' : ''}
+                <code>{p.name}</code> {p.draft ? '(this draft)' : `(generation ${p.generation})`}
+              </span>
+            ))}
+      </p>
+    </>
   );
 }

@@ -4,6 +4,7 @@ import {
   applyFormFields,
   fieldsForAction,
   parseLabels,
+  partsOnlyInYaml,
   RULE_ACTIONS,
   selectorError,
   toFormFields,
@@ -33,10 +34,8 @@ const POLICY = {
 
 describe('form model', () => {
   it('round-trips without losing what the form does not show', () => {
-    expect(applyFormFields(POLICY, toFormFields(POLICY))).toEqual({
-      ...POLICY,
-      spec: { ...POLICY.spec, unknownIdentities: 'unverified' },
-    });
+    // Defaults the YAML leaves out (unknownIdentities) stay out.
+    expect(applyFormFields(POLICY, toFormFields(POLICY))).toEqual(POLICY);
   });
 
   it('writes edited fields back', () => {
@@ -166,5 +165,41 @@ describe('parseDraft', () => {
 
   it('rejects a document that is not an object', () => {
     expect(parseDraft('- 1').ok).toBe(false);
+  });
+
+  it('removing a rule does not give the next one its extra fields', () => {
+    const fields = toFormFields(POLICY);
+    const next = applyFormFields(POLICY, { ...fields, rules: fields.rules.slice(1) }) as {
+      spec: { rules: unknown[] };
+    };
+    expect(next.spec.rules).toEqual([POLICY.spec.rules[1]]);
+  });
+
+  it('shows the action the YAML holds, even one that is no action, and keeps it on edit', () => {
+    const odd = {
+      ...POLICY,
+      spec: { ...POLICY.spec, rules: [{ id: 'q', action: 'quarantine', match: { name: 7 } }] },
+    };
+    const fields = toFormFields(odd);
+    expect(fields.rules[0]?.action).toBe('quarantine');
+    // Editing another field leaves the rule's unshown values as they are.
+    const next = applyFormFields(odd, { ...fields, priority: '9' }) as {
+      spec: Record<string, unknown>;
+    };
+    expect(next.spec.rules).toEqual(odd.spec.rules);
+    expect(next.spec.priority).toBe(9);
+    const renamed = applyFormFields(odd, {
+      ...fields,
+      rules: [{ ...(fields.rules[0] as (typeof fields.rules)[0]), id: 'q2' }],
+    }) as { spec: { rules: unknown[] } };
+    expect(renamed.spec.rules).toEqual([{ id: 'q2', action: 'quarantine', match: { name: 7 } }]);
+  });
+
+  it('names what only the YAML can edit', () => {
+    expect(partsOnlyInYaml(POLICY)).toEqual([
+      '`redact`',
+      'rule 1 (h): `match.declared_by`',
+      'rule 2 (r): `tool`',
+    ]);
   });
 });

@@ -8,6 +8,8 @@ import {
 
 /** The fields the form view edits; everything else in the YAML is kept as it is. */
 export interface RuleFields {
+  /** Where the rule is in the object's `rules` (-1: added in the form): its other fields. */
+  source: number;
   id: string;
   action: string;
   name: string;
@@ -74,16 +76,20 @@ export function toFormFields(object: Obj): FormFields {
   return {
     name: str(metadata.name),
     labels: formatLabels(metadata.labels),
-    mode: str(spec.mode) || 'patch',
+    // Absent: the schema's default is what runs; anything else is shown as it is.
+    mode: spec.mode === undefined ? 'patch' : str(spec.mode),
     priority: spec.priority === undefined ? '0' : String(spec.priority),
     selector,
-    unknownIdentities: str(spec.unknownIdentities) || 'unverified',
-    rules: rules.map((value) => {
+    unknownIdentities:
+      spec.unknownIdentities === undefined ? 'unverified' : str(spec.unknownIdentities),
+    rules: rules.map((value, index) => {
       const rule = obj(value);
       const limit = obj(rule.limit);
       return {
+        source: index,
         id: str(rule.id),
-        action: str(rule.action) || 'hide',
+        // As the YAML has it, even when it is no action: the form shows what will be applied.
+        action: str(rule.action),
         name: str(obj(rule.match).name),
         description: str(rule.description),
         enabled: rule.enabled !== false,
@@ -101,84 +107,150 @@ export function toFormFields(object: Obj): FormFields {
 }
 
 /**
- * Writes the form fields back into the object, keeping whatever the form does not show (other
- * match selectors, augment parameters, replace declarations, metaTools, redact…).
+ * Writes the form fields back into the object, changing only what the user changed: a field
+ * left alone keeps its value as the YAML has it (even one the form cannot show, like a
+ * non-string name), and whatever the form does not show (other match selectors, augment
+ * parameters, replace declarations, metaTools, redact…) is kept. Defaults the YAML leaves out
+ * stay out.
  */
 export function applyFormFields(object: Obj, fields: FormFields): Obj {
-  const metadata: Obj = { ...obj(object.metadata), name: fields.name };
-  const labels = parseLabels(fields.labels);
-  if (Object.keys(labels).length > 0) metadata.labels = labels;
-  else delete metadata.labels;
-  const spec = obj(object.spec);
-  const oldRules = Array.isArray(spec.rules) ? spec.rules : [];
-  let selector: unknown = spec.selector;
-  try {
-    selector = parseLabelSelector(fields.selector);
-  } catch {
-    // An unparsable selector keeps the previous one; the field shows the parse error.
+  const before = toFormFields(object);
+  const metadata: Obj = { ...obj(object.metadata) };
+  if (fields.name !== before.name) metadata.name = fields.name;
+  if (fields.labels !== before.labels) {
+    const labels = parseLabels(fields.labels);
+    if (Object.keys(labels).length > 0) metadata.labels = labels;
+    else delete metadata.labels;
   }
-  const priority = Number(fields.priority);
-  const rules = fields.rules.map((rule, index) => {
-    const previous = obj(oldRules[index]);
-    const next: Obj = {
-      ...previous,
-      id: rule.id,
-      action: rule.action,
-      match: { ...obj(previous.match), name: rule.name },
-    };
-    if (!rule.name) delete (next.match as Obj).name;
-    if (rule.description) next.description = rule.description;
-    else delete next.description;
-    if (rule.enabled) delete next.enabled;
-    else next.enabled = false;
-    delete next.alias;
-    delete next.description_append;
-    if (rule.action !== 'replace') delete next.tool;
-    if (rule.action !== 'augment') delete next.parameters;
-    if (rule.action === 'rename') next.alias = rule.alias;
-    if (rule.action === 'augment' && rule.descriptionAppend)
-      next.description_append = rule.descriptionAppend;
-    if (rule.action === 'replace' && next.tool === undefined)
-      next.tool = { name: rule.name || 'tool', description: '', parameters: { type: 'object' } };
-    writeCallTimeFields(next, rule);
-    return next;
-  });
+  const spec: Obj = { ...obj(object.spec) };
+  const oldRules = Array.isArray(spec.rules) ? spec.rules : [];
+  if (fields.selector !== before.selector) {
+    try {
+      spec.selector = parseLabelSelector(fields.selector);
+    } catch {
+      // An unparsable selector keeps the previous one; the field shows the parse error.
+    }
+  }
+  if (fields.priority !== before.priority) {
+    const priority = Number(fields.priority);
+    spec.priority =
+      Number.isFinite(priority) && fields.priority.trim() !== '' ? priority : fields.priority;
+  }
+  if (fields.mode !== before.mode) spec.mode = fields.mode;
+  if (fields.unknownIdentities !== before.unknownIdentities)
+    spec.unknownIdentities = fields.unknownIdentities;
+  const rulesChanged =
+    fields.rules.length !== oldRules.length ||
+    fields.rules.some(
+      (rule, index) => rule.source !== index || !sameRule(rule, before.rules[index]),
+    );
+  if (rulesChanged) {
+    spec.rules = fields.rules.map((rule) => {
+      const known = rule.source >= 0 && rule.source < oldRules.length;
+      const previous = known ? obj(oldRules[rule.source]) : {};
+      const old = known ? before.rules[rule.source] : undefined;
+      return old && sameRule(rule, old) ? oldRules[rule.source] : writeRule(previous, rule, old);
+    });
+  }
   return {
     ...object,
     apiVersion: object.apiVersion ?? 'toolgate.dev/v1',
     kind: object.kind ?? 'MediationPolicy',
     metadata,
-    spec: {
-      ...spec,
-      selector,
-      priority:
-        Number.isFinite(priority) && fields.priority.trim() !== '' ? priority : fields.priority,
-      mode: fields.mode,
-      unknownIdentities: fields.unknownIdentities,
-      rules,
-    },
+    spec,
   };
 }
 
-/** `when`, and the fields only call-time actions (deny, require_approval, rate_limit) have. */
-function writeCallTimeFields(next: Obj, rule: RuleFields): void {
-  if (rule.when) next.when = rule.when;
-  else delete next.when;
-  if (isCallTime(rule.action) && rule.message) next.message = rule.message;
-  else delete next.message;
-  if (rule.action === 'require_approval' && rule.approvalTtl)
-    next.approval = { ...obj(next.approval), ttl: rule.approvalTtl };
-  else delete next.approval;
-  if (rule.action === 'rate_limit') {
-    const calls = rule.limitCalls.trim();
-    next.limit = {
-      ...obj(next.limit),
-      // A number when it is one; otherwise the text, so the API names `limit.calls`.
-      calls: /^\d+$/.test(calls) ? Number(calls) : calls,
-      per: rule.limitPer,
-      by: rule.limitBy || 'identity',
-    };
-  } else delete next.limit;
+const RULE_FIELD_NAMES = [
+  'id',
+  'action',
+  'name',
+  'description',
+  'enabled',
+  'alias',
+  'descriptionAppend',
+  'when',
+  'message',
+  'approvalTtl',
+  'limitCalls',
+  'limitPer',
+  'limitBy',
+] as const satisfies ReadonlyArray<keyof RuleFields>;
+
+function sameRule(a: RuleFields, b: RuleFields | undefined): boolean {
+  return b !== undefined && RULE_FIELD_NAMES.every((key) => a[key] === b[key]);
+}
+
+/** A rule with the fields that differ from `old` written (all of them for a new rule). */
+function writeRule(previous: Obj, rule: RuleFields, old: RuleFields | undefined): Obj {
+  const changed = (key: keyof RuleFields) => !old || rule[key] !== old[key];
+  const next: Obj = { ...previous };
+  if (changed('id')) next.id = rule.id;
+  if (changed('action')) next.action = rule.action;
+  if (changed('name')) {
+    const match: Obj = { ...obj(previous.match) };
+    if (rule.name) match.name = rule.name;
+    else delete match.name;
+    next.match = match;
+  }
+  if (changed('description')) {
+    if (rule.description) next.description = rule.description;
+    else delete next.description;
+  }
+  if (changed('enabled')) {
+    if (rule.enabled) delete next.enabled;
+    else next.enabled = false;
+  }
+  if (changed('action') || changed('alias')) {
+    if (rule.action === 'rename') next.alias = rule.alias;
+    else delete next.alias;
+  }
+  if (changed('action') || changed('descriptionAppend')) {
+    if (rule.action === 'augment' && rule.descriptionAppend)
+      next.description_append = rule.descriptionAppend;
+    else delete next.description_append;
+  }
+  if (changed('action')) {
+    if (rule.action !== 'replace') delete next.tool;
+    if (rule.action !== 'augment') delete next.parameters;
+    if (rule.action === 'replace' && next.tool === undefined)
+      next.tool = { name: rule.name || 'tool', description: '', parameters: { type: 'object' } };
+  }
+  if (changed('when')) {
+    if (rule.when) next.when = rule.when;
+    else delete next.when;
+  }
+  writeCallTimeFields(next, rule, changed);
+  return next;
+}
+
+/** The fields only call-time actions (deny, require_approval, rate_limit) have. */
+function writeCallTimeFields(
+  next: Obj,
+  rule: RuleFields,
+  changed: (key: keyof RuleFields) => boolean,
+): void {
+  if (changed('action') || changed('message')) {
+    if (isCallTime(rule.action) && rule.message) next.message = rule.message;
+    else delete next.message;
+  }
+  if (changed('action') || changed('approvalTtl')) {
+    if (rule.action === 'require_approval' && rule.approvalTtl)
+      next.approval = { ...obj(next.approval), ttl: rule.approvalTtl };
+    else delete next.approval;
+  }
+  if (changed('action') || changed('limitCalls') || changed('limitPer') || changed('limitBy')) {
+    if (rule.action === 'rate_limit') {
+      const calls = rule.limitCalls.trim();
+      next.limit = {
+        ...obj(next.limit),
+        // A number when it is one; otherwise the text, so the API names `limit.calls`.
+        calls: /^\d+$/.test(calls) ? Number(calls) : calls,
+        per: rule.limitPer,
+        by: rule.limitBy || 'identity',
+      };
+    } else delete next.limit;
+  }
 }
 
 /** Every rule action, in the schema's order: the form offers exactly what the API accepts. */
@@ -210,3 +282,45 @@ export function selectorError(text: string): string | undefined {
     return (error as Error).message;
   }
 }
+
+const SHOWN_SPEC_KEYS = new Set(['selector', 'priority', 'mode', 'unknownIdentities', 'rules']);
+const SHOWN_RULE_KEYS = new Set(['id', 'action', 'match', 'description', 'enabled', 'when']);
+/** The keys each action adds that the form has controls for. */
+const SHOWN_BY_ACTION: Record<string, ReadonlyArray<string>> = {
+  rename: ['alias'],
+  augment: ['description_append'],
+  deny: ['message'],
+  require_approval: ['message', 'approval'],
+  rate_limit: ['message', 'limit'],
+};
+
+/**
+ * What the YAML holds that the form cannot show or edit, in words ("rule 2: `match.provider`"):
+ * the form lists these, so it never looks like the whole policy when it is not. They are kept
+ * as they are when the form edits the rest.
+ */
+export function partsOnlyInYaml(object: Obj): string[] {
+  const parts: string[] = [];
+  const spec = obj(object.spec);
+  for (const key of Object.keys(spec)) if (!SHOWN_SPEC_KEYS.has(key)) parts.push(`\`${key}\``);
+  const rules = Array.isArray(spec.rules) ? spec.rules : [];
+  rules.forEach((value, index) => {
+    const rule = obj(value);
+    const where = `rule ${index + 1}${typeof rule.id === 'string' && rule.id ? ` (${rule.id})` : ''}`;
+    const action = typeof rule.action === 'string' ? rule.action : '';
+    const shown = new Set([...SHOWN_RULE_KEYS, ...(SHOWN_BY_ACTION[action] ?? [])]);
+    const hidden = Object.keys(rule).filter((key) => !shown.has(key));
+    for (const key of Object.keys(obj(rule.match))) if (key !== 'name') hidden.push(`match.${key}`);
+    if (rule.match !== undefined && typeof rule.match !== 'object') hidden.push('match');
+    if (obj(rule.match).name !== undefined && typeof obj(rule.match).name !== 'string')
+      hidden.push('match.name');
+    if (action === 'require_approval')
+      for (const key of Object.keys(obj(rule.approval)))
+        if (key !== 'ttl') hidden.push(`approval.${key}`);
+    if (hidden.length > 0) parts.push(`${where}: ${hidden.map((k) => `\`${k}\``).join(', ')}`);
+  });
+  return parts;
+}
+
+/** Whether `value` is one of `options`; a select shows any other value as "not valid". */
+export const isOneOf = (value: string, options: ReadonlyArray<string>) => options.includes(value);
