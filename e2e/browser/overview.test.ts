@@ -7,6 +7,7 @@ import { registerGateway } from '../../apps/gateway/src/faults/control-plane.ts'
 import { expectAccessible } from './support/axe.ts';
 import {
   collectPageErrors,
+  inEachColorScheme,
   launchBrowser,
   screenshot,
   signedInContext,
@@ -93,6 +94,23 @@ async function chartsDrawn(page: Page): Promise<void> {
   await page.locator('.chart-canvas canvas').nth(2).waitFor();
 }
 
+/** The `--chart-ok` colour as the page resolves it, if more than 20 canvas pixels have it. */
+const OK_COLOUR_DRAWN = `(() => {
+  const canvas = document.querySelector('.chart-canvas canvas');
+  const probe = document.createElement('span');
+  probe.style.color = 'var(--chart-ok)';
+  document.body.appendChild(probe);
+  const colour = getComputedStyle(probe).color;
+  probe.remove();
+  const [r, g, b] = (colour.match(/\\d+/g) || []).map(Number);
+  const pixels = canvas && canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height);
+  let count = 0;
+  for (let i = 0; pixels && i < pixels.data.length; i += 4) {
+    if (pixels.data[i] === r && pixels.data[i + 1] === g && pixels.data[i + 2] === b) count++;
+  }
+  return count > 20 ? colour : false;
+})()`;
+
 async function horizontalOverflow(page: Page): Promise<number> {
   return (await page.evaluate(
     'document.documentElement.scrollWidth - document.documentElement.clientWidth',
@@ -116,6 +134,30 @@ describe('the Overview page', () => {
     await expectAccessible(page, 'overview');
     await screenshot(page, '05-overview');
     expect(errors).toEqual([]);
+  });
+
+  it("draws the charts in the theme's own colours, redrawn when the theme changes", async () => {
+    const { page } = await open({ width: 1440, height: 900 }, '/?range=hour');
+    await chartsDrawn(page);
+    const seen: Record<string, string> = {};
+    await inEachColorScheme(page, async (scheme) => {
+      // The ok bars' colour as the page resolves it now, once enough canvas pixels have it (a
+      // string: the test has no DOM types, and page.evaluate is not subject to the page's CSP).
+      let colour: string | false = false;
+      await expect
+        .poll(
+          async () => {
+            colour = (await page.evaluate(OK_COLOUR_DRAWN)) as string | false;
+            return colour;
+          },
+          { timeout: 10_000 },
+        )
+        .toBeTruthy();
+      seen[scheme] = String(colour);
+    });
+    expect(seen.light).toBeDefined();
+    expect(seen.dark).toBeDefined();
+    expect(seen.dark).not.toBe(seen.light);
   });
 
   it('opens the receipts behind a bar and behind a bucket of the requests chart', async () => {

@@ -8,13 +8,13 @@ import type { ChartSeries } from './time-series-chart.tsx';
 // uPlot loads with the first chart, after the page's first render (not in the initial bundle).
 const TimeSeriesChart = lazy(() => import('./time-series-chart.tsx'));
 
-/** Colours distinguishable in both themes, each class with its own dash too. */
+/** Colours distinguishable in both themes (tokens.css), each class with its own dash too. */
 export const CLASS_STYLE: Record<OverviewClass, { label: string; color: string; dash?: number[] }> =
   {
-    ok: { label: 'ok', color: '#2e8b57' },
-    blocked: { label: 'blocked', color: '#d0392f', dash: [8, 4] },
-    withheld: { label: 'withheld', color: '#c98a00', dash: [2, 3] },
-    error: { label: 'error', color: '#8a5cc7', dash: [12, 3, 2, 3] },
+    ok: { label: 'ok', color: 'var(--chart-ok)' },
+    blocked: { label: 'blocked', color: 'var(--chart-blocked)', dash: [8, 4] },
+    withheld: { label: 'withheld', color: 'var(--chart-withheld)', dash: [2, 3] },
+    error: { label: 'error', color: 'var(--chart-error)', dash: [12, 3, 2, 3] },
   };
 const CLASSES = Object.keys(CLASS_STYLE) as OverviewClass[];
 
@@ -120,9 +120,9 @@ export function RequestsChart(props: { overview: Overview }) {
 }
 
 const PERCENTILES = [
-  { key: 'p50', color: '#2f6fd6' },
-  { key: 'p95', color: '#c25e00', dash: [8, 4] },
-  { key: 'p99', color: '#b0306a', dash: [2, 3] },
+  { key: 'p50', color: 'var(--chart-p50)' },
+  { key: 'p95', color: 'var(--chart-p95)', dash: [8, 4] },
+  { key: 'p99', color: 'var(--chart-p99)', dash: [2, 3] },
 ] as const;
 
 /** p50/p95/p99 of one latency (mediation or upstream) per bucket with requests. */

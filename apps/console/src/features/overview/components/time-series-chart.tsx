@@ -1,10 +1,14 @@
 import { useEffect, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { resolveCssColor, useColorSchemeVersion } from '../../../shared/theme/css-colors.ts';
 
 export interface ChartSeries {
   label: string;
-  /** A CSS colour; each series also has its own dash pattern, so colour is not the only cue. */
+  /**
+   * A CSS colour (a `var(--chart-…)` token: resolved for the theme in force, and redrawn when it
+   * changes); each series also has its own dash pattern, so colour is not the only cue.
+   */
   color: string;
   dash?: number[];
   values: Array<number | null>;
@@ -38,10 +42,12 @@ export default function TimeSeriesChart(props: TimeSeriesChartProps) {
   const onClick = useRef(props.onBucketClick);
   onClick.current = props.onBucketClick;
   const { times, series, unit, bars = false, height = 220 } = props;
+  const scheme = useColorSchemeVersion();
 
   useEffect(() => {
     const element = container.current;
     if (!element) return;
+    const colorOf = (css: string) => resolveCssColor(element, css);
     const data: uPlot.AlignedData = [times.map((t) => t / 1000), ...series.map((s) => s.values)];
     const options: uPlot.Options = {
       width: Math.max(element.clientWidth, 200),
@@ -66,15 +72,15 @@ export default function TimeSeriesChart(props: TimeSeriesChartProps) {
           bars
             ? {
                 label: s.label,
-                stroke: s.color,
-                fill: s.color,
+                stroke: colorOf(s.color),
+                fill: colorOf(s.color),
                 width: 0,
                 paths: BAR_PATHS,
                 points: { show: false },
               }
             : {
                 label: s.label,
-                stroke: s.color,
+                stroke: colorOf(s.color),
                 width: 2,
                 ...(s.dash ? { dash: s.dash } : {}),
                 spanGaps: false,
@@ -103,7 +109,8 @@ export default function TimeSeriesChart(props: TimeSeriesChartProps) {
       resize.disconnect();
       plot.destroy();
     };
-  }, [times, series, unit, bars, height]);
+    // `scheme`: a theme change redraws with the colours it resolves to.
+  }, [times, series, unit, bars, height, scheme]);
 
   // The canvas is a picture; the figure's caption and data table say what it shows.
   return <div ref={container} className="chart-canvas" aria-hidden="true" />;
