@@ -198,7 +198,9 @@ describe('console pages on real data', () => {
     await page.goto(`${stack.console.url}/policies/guardrails`);
     await page.getByRole('button', { name: 'Run preview' }).waitFor();
     await page.getByLabel('a recorded receipt').check();
-    await page.getByLabel('Receipt id').fill(receiptId);
+    // The picker: narrowed by a tool name, the receipt chosen from the list (no id to type).
+    await page.getByLabel('Find receipts by tool name').fill('delete_branch');
+    await page.locator(`input[name="preview-receipt"][value="${receiptId}"]`).check();
     await page.getByRole('button', { name: 'Run preview' }).click();
     const after = page.getByRole('list', { name: 'Tools after' });
     await after.getByText('create_pull_request', { exact: true }).waitFor();

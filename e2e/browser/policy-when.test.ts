@@ -11,7 +11,7 @@ import { type ConsoleStack, startConsoleStack } from './support/stack.ts';
 
 /**
  * A rule's `when:` (CEL) that does not compile is refused by the API with its position
- * (`spec.rules[i].when: line:col: …`); the editor shows it where it is — the token underlined at
+ * (`spec.rules[i].when: line:col: …`, shown as "rule i+1: `when` line:col: …"); the editor shows it where it is — the token underlined at
  * the rule's `when:` line, the message right under that line — on the dry run and on save, and
  * the form next to the rule's condition. Fixed, it goes, and the policy saves; a policy using
  * the call-time actions then shows them.
@@ -84,7 +84,7 @@ const lineOfText = (text: string, needle: string) =>
   text.split('\n').findIndex((line) => line.includes(needle)) + 1;
 
 describe('when: errors in the policy editor', () => {
-  it('shows a bad when: at its line, on dry run and on save; fixed, the policy saves', async () => {
+  it('shows a bad when: at its line and keeps the draft from being applied; fixed, the policy saves', async () => {
     const context = await signedInContext(browser, stack.api.operatorToken);
     const page = await context.newPage();
     const errors = collectPageErrors(page);
@@ -97,7 +97,7 @@ describe('when: errors in the policy editor', () => {
     const inline = page.locator('.cm-inline-error');
     await inline.waitFor();
     expect(await inline.textContent()).toMatch(
-      /^spec\.rules\[2\]\.when: 2:46: undeclared reference 'budgett'/,
+      /^rule 3: when 2:46: undeclared reference 'budgett'/,
     );
     const underline = page.locator('.cm-lintRange-error');
     expect(await underline.count()).toBe(1);
@@ -115,7 +115,7 @@ describe('when: errors in the policy editor', () => {
     expect(marker && lineBox && Math.abs(marker.y - lineBox.y) < lineBox.height).toBe(true);
     await page
       .getByRole('alert', { name: 'Validation errors' })
-      .getByText('spec.rules[2].when')
+      .getByText(/^rule 3: when 2:46: undeclared reference 'budgett'/)
       .waitFor();
     await expectAccessible(page, 'policy editor with a when: error');
     await screenshot(page, 'when-01-inline-error');
@@ -137,8 +137,8 @@ describe('when: errors in the policy editor', () => {
     expect(await inline.count()).toBe(0);
     expect(await underline.count()).toBe(0);
 
-    // Saved with a mistake before the dry run answers: the refusal is shown at its line too.
-    // (`args` in a request-side rule: reported by the policy schema, not the CEL compiler.)
+    // A mistake the policy schema reports (not the CEL compiler): `args` in a request-side rule.
+    // It is shown at its line too, and the draft cannot be applied while it stands.
     const argsInHide = `${good}    - id: hide-big-writes
       action: hide
       match:
@@ -146,15 +146,15 @@ describe('when: errors in the policy editor', () => {
       when: "size(args.content) > 1000"
 `;
     await setEditorText(page, argsInHide);
-    await page.getByRole('button', { name: 'Create policy' }).click();
     await inline.waitFor();
     expect(await inline.textContent()).toMatch(
-      /^spec\.rules\[3\]\.when: 1:6: 'args' is only defined for call-time actions/,
+      /^rule 4: when 1:6: 'args' is only defined for call-time actions/,
     );
     expect(await underline.textContent()).toBe('args');
     expect(await lineNumberOf(page, '.cm-lintRange-error')).toBe(
       lineOfText(argsInHide, 'size(args.content)'),
     );
+    expect(await page.getByRole('button', { name: 'Review and create…' }).isDisabled()).toBe(true);
     expect(page.url()).toMatch(/\/policies\/new$/);
     await screenshot(page, 'when-03-save-refused');
 
@@ -166,7 +166,11 @@ describe('when: errors in the policy editor', () => {
     await setEditorText(page, fixed);
     await page.getByText('valid (dry run)').waitFor();
     expect(await inline.count()).toBe(0);
-    await page.getByRole('button', { name: 'Create policy' }).click();
+    await page.getByRole('button', { name: 'Review and create…' }).click();
+    await page
+      .getByRole('dialog', { name: 'Review: new policy' })
+      .getByRole('button', { name: 'Create policy' })
+      .click();
     await page.waitForURL(/\/policies\/call-time-guards$/);
     const stored = await stack.api.operator.call('mediationPolicies.get', {
       params: { name: 'call-time-guards' },
