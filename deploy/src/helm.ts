@@ -75,6 +75,8 @@ export async function helm(args: string[], home: string): Promise<string> {
         HELM_CACHE_HOME: join(home, 'cache'),
         HELM_CONFIG_HOME: join(home, 'config'),
         HELM_DATA_HOME: join(home, 'data'),
+        // A file that does not exist: no command here may reach a cluster.
+        KUBECONFIG: join(home, 'no-kubeconfig'),
       },
       maxBuffer: 64 * 1024 * 1024,
     });

@@ -76,6 +76,33 @@ export async function renderChart(
   return parseManifests(await renderChartText(values, options));
 }
 
+/** NOTES.txt as `helm install` prints it (a client-side dry run: no cluster involved). */
+export async function renderNotes(values: Record<string, unknown>): Promise<string> {
+  const home = await mkdtemp(join(tmpdir(), 'toolgate-helm-'));
+  try {
+    const valuesFile = join(home, 'values.yaml');
+    await writeFile(valuesFile, stringify(values));
+    const output = await helm(
+      [
+        'install',
+        'toolgate',
+        CHART_DIR,
+        '--namespace',
+        'toolgate',
+        '--dry-run=client',
+        '--values',
+        valuesFile,
+      ],
+      home,
+    );
+    const notes = output.indexOf('\nNOTES:\n');
+    if (notes === -1) throw new Error('helm install --dry-run printed no NOTES');
+    return output.slice(notes + '\nNOTES:\n'.length);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
 /** `helm lint --strict` with `values`; throws with Helm's findings. */
 export async function lintChart(values: Record<string, unknown>): Promise<string> {
   const home = await mkdtemp(join(tmpdir(), 'toolgate-helm-'));
