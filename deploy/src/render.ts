@@ -30,16 +30,28 @@ export interface RenderOptions {
   namespace?: string;
 }
 
-/** `helm template` of the chart with `values` over its values.yaml: the manifest text. */
-export async function renderChartText(
+/** Runs `work` with `values` written to a file in a private Helm home, removed afterwards. */
+async function withValues<T>(
   values: Record<string, unknown>,
-  options: RenderOptions = {},
-): Promise<string> {
+  work: (valuesFile: string, home: string) => Promise<T>,
+): Promise<T> {
   const home = await mkdtemp(join(tmpdir(), 'toolgate-helm-'));
   try {
     const valuesFile = join(home, 'values.yaml');
     await writeFile(valuesFile, stringify(values));
-    return await helm(
+    return await work(valuesFile, home);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+/** `helm template` of the chart with `values` over its values.yaml: the manifest text. */
+export function renderChartText(
+  values: Record<string, unknown>,
+  options: RenderOptions = {},
+): Promise<string> {
+  return withValues(values, (valuesFile, home) =>
+    helm(
       [
         'template',
         options.release ?? 'toolgate',
@@ -52,10 +64,8 @@ export async function renderChartText(
         valuesFile,
       ],
       home,
-    );
-  } finally {
-    await rm(home, { recursive: true, force: true });
-  }
+    ),
+  );
 }
 
 /** The objects of a manifest stream (empty documents left out). */
@@ -78,11 +88,8 @@ export async function renderChart(
 
 /** NOTES.txt as `helm install` prints it (a client-side dry run: no cluster involved). */
 export async function renderNotes(values: Record<string, unknown>): Promise<string> {
-  const home = await mkdtemp(join(tmpdir(), 'toolgate-helm-'));
-  try {
-    const valuesFile = join(home, 'values.yaml');
-    await writeFile(valuesFile, stringify(values));
-    const output = await helm(
+  const output = await withValues(values, (valuesFile, home) =>
+    helm(
       [
         'install',
         'toolgate',
@@ -94,26 +101,20 @@ export async function renderNotes(values: Record<string, unknown>): Promise<stri
         valuesFile,
       ],
       home,
-    );
-    const notes = output.indexOf('\nNOTES:\n');
-    if (notes === -1) throw new Error('helm install --dry-run printed no NOTES');
-    return output.slice(notes + '\nNOTES:\n'.length);
-  } finally {
-    await rm(home, { recursive: true, force: true });
-  }
+    ),
+  );
+  const marker = '\nNOTES:\n';
+  const notes = output.indexOf(marker);
+  if (notes === -1) throw new Error('helm install --dry-run printed no NOTES');
+  return output.slice(notes + marker.length);
 }
 
 /** `helm lint --strict` with `values`; throws with Helm's findings. */
-export async function lintChart(values: Record<string, unknown>): Promise<string> {
-  const home = await mkdtemp(join(tmpdir(), 'toolgate-helm-'));
-  try {
-    const valuesFile = join(home, 'values.yaml');
-    await writeFile(valuesFile, stringify(values));
-    return await helm(
+export function lintChart(values: Record<string, unknown>): Promise<string> {
+  return withValues(values, (valuesFile, home) =>
+    helm(
       ['lint', '--strict', CHART_DIR, '--kube-version', KUBE_VERSION, '--values', valuesFile],
       home,
-    );
-  } finally {
-    await rm(home, { recursive: true, force: true });
-  }
+    ),
+  );
 }
