@@ -1,3 +1,4 @@
+import { type StackService, serviceLabel, shouldColour } from './stack/colour.ts';
 import { parseStackEnv } from './stack/env.ts';
 import { createLogFormatter } from './stack/log-format.ts';
 import { STACK_GATEWAY, startStack } from './stack/stack.ts';
@@ -8,11 +9,11 @@ import { STACK_GATEWAY, startStack } from './stack/stack.ts';
  * separate processes with prefixed logs. Ctrl-C stops everything cleanly.
  */
 const env = parseStackEnv(process.env);
-const COLORS = { api: 36, gateway: 35, console: 32, mock: 33, mcp: 34, start: 37 } as const;
+// Escape codes only for a terminal: `pnpm start > stack.log` gets plain text.
+const colour = shouldColour(process.stdout, env);
 
-function print(service: keyof typeof COLORS, line: string) {
-  const label = `\u001b[${COLORS[service]}m${service.padEnd(8)}|\u001b[0m `;
-  process.stdout.write(`${label}${line}\n`);
+function print(service: StackService, line: string) {
+  process.stdout.write(`${serviceLabel(service, colour)}${line}\n`);
 }
 
 const formatters = new Map<string, (line: string) => string | undefined>();
@@ -23,7 +24,7 @@ function printServiceLine(service: string, line: string) {
     formatters.set(service, format);
   }
   const text = format(line);
-  if (text !== undefined) print(service as keyof typeof COLORS, text);
+  if (text !== undefined) print(service as StackService, text);
 }
 
 let stopping = false;

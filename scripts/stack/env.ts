@@ -20,6 +20,10 @@ export const StackEnv = z.object({
   TOOLGATE_MOCK_PORT: Port.default(8090),
   /** The demo MCP server (apps/mock-mcp), registered by the demo seed as the McpServer `demo`. */
   TOOLGATE_MCP_PORT: Port.default(8091),
+  /** Colour of the service labels (stack/colour.ts): only on a terminal unless these say otherwise. */
+  FORCE_COLOR: z.string().optional(),
+  NO_COLOR: z.string().optional(),
+  TERM: z.string().optional(),
 });
 export type StackEnv = z.infer<typeof StackEnv>;
 

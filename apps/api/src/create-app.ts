@@ -56,8 +56,9 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     // On close, long-lived responses have already ended (ShutdownSignal); requests in flight
     // finish (shutdown.ts bounds that), keep-alive sockets are closed as soon as they are idle.
     forceCloseConnections: 'idle',
-    // Fastify's default (100) is shorter than a valid object name (253).
-    routerOptions: { maxParamLength: 1024 },
+    // Fastify's default (100) is shorter than a valid object name (253). A trailing slash names
+    // the same route (`/docs/` is `/docs`), with the same access rule: links and habits add one.
+    routerOptions: { maxParamLength: 1024, ignoreTrailingSlash: true },
     // A malformed or overlong URL fails before routing: answer with a Status all the same.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
       setSecurityHeaders(reply.raw);

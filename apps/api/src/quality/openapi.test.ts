@@ -201,6 +201,18 @@ describe('GET /docs', () => {
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
+  it('is the same page with a trailing slash, as is every route, access rules included', async () => {
+    const page = await api.fetch('/docs/');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toBe(await (await api.fetch('/docs')).text());
+    expect((await api.fetch('/docs/openapi.json/')).status).toBe(200);
+    const list = '/apis/toolgate.dev/v1/mediationpolicies/';
+    expect((await api.fetch(list)).status).toBe(401);
+    const listed = await api.fetch(list, { token: api.operatorToken });
+    expect(listed.status).toBe(200);
+    expect(await listed.json()).toMatchObject({ kind: 'MediationPolicyList' });
+  });
+
   it('needs no token for the document either, and ignores a bad one', async () => {
     const response = await api.fetch('/docs/openapi.json', { token: 'tg_not-a-token' });
     expect(response.status).toBe(200);
