@@ -100,6 +100,7 @@ export async function startTestGateway(
   const upstreams = new Upstreams({
     openaiBaseUrl: upstreamUrl,
     anthropicBaseUrl: upstreamUrl,
+    geminiBaseUrl: upstreamUrl,
     openaiApiKey: options.openaiApiKey,
     timeoutMs: 10_000,
   });
