@@ -43,4 +43,31 @@ describe('FidelityPage', () => {
       '? Opaque opaque',
     ]);
   });
+
+  it('shows a column per seeded profile, Gemini’s among them', async () => {
+    renderWithApi(<FidelityPage />, {
+      route: '/fidelity',
+      responses: {
+        [`GET ${P}/capabilitycontracts`]: {
+          body: list('CapabilityContractList', SEED_CAPABILITY_CONTRACTS),
+        },
+        [`GET ${P}/providerprofiles`]: {
+          body: list('ProviderProfileList', SEED_PROVIDER_PROFILES),
+        },
+      },
+    });
+    const table = await screen.findByRole('table');
+    const columns = within(table)
+      .getAllByRole('columnheader')
+      .map((th) => th.textContent);
+    expect(columns).toEqual([
+      'Capability contract',
+      ...SEED_PROVIDER_PROFILES.map((p) => `${p.spec.displayName}${p.spec.surface}`),
+    ]);
+    expect(columns).toContain('Google Geminigemini');
+    const code = screen.getByRole('row', { name: /Code execution/ });
+    expect(
+      within(code).getByRole('button', { name: /Code execution on Google Gemini/ }).textContent,
+    ).toContain('Normalized');
+  });
 });
