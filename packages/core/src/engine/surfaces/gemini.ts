@@ -4,7 +4,7 @@ import type { ExecutedBy } from '../../resources/vocabulary.ts';
 import type { ProviderNameRule } from '../provider-names.ts';
 import type { FunctionParts, RequestTool, SurfaceAdapter } from '../request-tool.ts';
 import { readGeminiHistory, readGeminiToolResults } from './gemini-history.ts';
-import { declaredByName } from './openai-chat.ts';
+import { functionTool } from './openai-chat.ts';
 import { nonEmptyString, RequestProblems, ToolListMemo, withKey } from './request-fields.ts';
 
 const KIND = 'GenerateContentRequest';
@@ -244,17 +244,7 @@ function readDeclarations(
     }
     if (!name) continue;
     if (tools.length >= RECEIPT_LIMITS.tools) return false;
-    tools.push({
-      name,
-      type: 'function',
-      kind: 'function',
-      declaredBy: declaredByName(name),
-      executedBy: 'agent',
-      raw: declaration,
-      origin: 'tools',
-      index: tools.length,
-      path: at,
-    });
+    tools.push({ ...functionTool(name, declaration, tools.length), path: at });
   }
   return true;
 }
