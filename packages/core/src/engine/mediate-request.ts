@@ -127,6 +127,12 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
   }
   const adapter = adapterFor(input.surface, body);
   const model = input.target?.model ?? body.model;
+  if (input.target !== undefined && !namesTarget(body.model, input.target.model)) {
+    // The provider could route on a body `model` other than the path's, past `match.model`.
+    throw new ValidationError(kind, [
+      { field: 'model', message: 'must be the model named in the URL path, or left out' },
+    ]);
+  }
   if (typeof model !== 'string' || model === '') {
     throw new ValidationError(kind, [{ field: 'model', message: 'is required' }]);
   }
@@ -170,6 +176,11 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
       ? adapter.readToolResults(bundle, body, facts.identity)
       : readToolResults(bundle, input.surface, body, facts.identity),
   };
+}
+
+/** Whether a body's `model` is absent or names the target's model (`m` or `models/m`). */
+function namesTarget(bodyModel: JsonValue | undefined, model: string): boolean {
+  return bodyModel === undefined || bodyModel === model || bodyModel === `models/${model}`;
 }
 
 /**

@@ -60,9 +60,19 @@ describe('Gemini requests: reading tools', () => {
     expect(() =>
       mediateGemini(bundleOf({ rules: [] }), geminiRequest([decl('a')]), { target: undefined }),
     ).toThrow(ValidationError);
+    const named = geminiRequest([decl('a')], [], { model: 'gemini-1.5-pro' });
+    expect(mediateGemini(bundleOf({ rules: [] }), named, { target: undefined }).model).toBe(
+      'gemini-1.5-pro',
+    );
+    // With one, a body `model` may only repeat it (the provider must not route elsewhere).
+    for (const model of [GEMINI_MODEL, `models/${GEMINI_MODEL}`]) {
+      const body = geminiRequest([decl('a')], [], { model });
+      expect(mediateGemini(bundleOf({ rules: [] }), body).model).toBe(GEMINI_MODEL);
+    }
   });
 
   it.each<[string, JsonObject, string]>([
+    ['a body model other than the path’s', { model: 'models/gemini-2.5-pro' }, 'model'],
     ['tools not an array', { tools: { functionDeclarations: [] } }, 'tools'],
     ['an entry not an object', { tools: [1] }, 'tools[0]'],
     [
