@@ -2,6 +2,7 @@ import { runApiOverviewBench } from './api-overview.ts';
 import { runApiReceiptsBench } from './api-receipts.ts';
 import { runApiSyncBench } from './api-sync.ts';
 import { runConsoleBench } from './console.ts';
+import { runCoreGeminiBench } from './core-gemini.ts';
 import { runCoreMediationBench } from './core-mediation.ts';
 import { runGatewayBench } from './gateway.ts';
 import { runMcpBench } from './mcp.ts';
@@ -10,6 +11,7 @@ import type { BenchResult } from './measure.ts';
 // `pnpm bench`: every benchmark, each measured against its baseline in this same process.
 const benches: Array<{ name: string; run: () => BenchResult | Promise<BenchResult> }> = [
   { name: 'core-mediation', run: runCoreMediationBench },
+  { name: 'core-gemini', run: runCoreGeminiBench },
   { name: 'api-receipts', run: runApiReceiptsBench },
   { name: 'api-overview', run: runApiOverviewBench },
   { name: 'api-sync', run: runApiSyncBench },

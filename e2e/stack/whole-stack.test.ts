@@ -138,14 +138,14 @@ describe('the whole stack, as pnpm start runs it', () => {
     firstEtag = await nextSyncedBundle(before);
   });
 
-  it('both SDKs through the gateway: the provider sees exactly the mediated tools', async () => {
+  it('the three SDKs through the gateway: the provider sees exactly the mediated tools', async () => {
     steps = await runDemoAgent({
       gatewayUrl: stack.urls.gateway,
       mockUrl: stack.urls.mock,
       agentToken: stack.agentToken,
     });
     // Seed policies (hide PRs, augment search, replace web search, rename the issue tool) and
-    // the CLI's policy (hide read_file), on every request, both surfaces.
+    // the CLI's policy (hide read_file), on every request, every surface.
     for (const step of steps) {
       expect(step.providerSaw.sort(), step.title).toEqual([
         'approved_web_search',
@@ -162,6 +162,9 @@ describe('the whole stack, as pnpm start runs it', () => {
     expect(got['read a file, streamed']).toEqual([]);
     expect(got['web search (replaced by the approved backend), Anthropic SDK']).toEqual([
       'web_search',
+    ]);
+    expect(got['open an issue, streamed (renamed back), Gemini SDK']).toEqual([
+      'github/create_issue',
     ]);
   });
 
@@ -181,7 +184,7 @@ describe('the whole stack, as pnpm start runs it', () => {
     }
     const verified = await cli(['receipts', 'verify', '--gateway', STACK_GATEWAY.name]);
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-    expect(verified.stdout).toContain('chain intact, 5 receipts verified');
+    expect(verified.stdout).toContain('chain intact, 6 receipts verified');
   });
 
   it('the console shows them in the browser', async () => {

@@ -1,5 +1,6 @@
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
+import { geminiDemoStep } from './demo-gemini.ts';
 
 /** The tools the demo agent offers (the demo seed's policies hide, augment, replace, rename). */
 const OPENAI_TOOLS = [
@@ -20,7 +21,7 @@ function fn(name: string, description: string, properties: Record<string, unknow
 /** What one demo step did, as the agent and the provider saw it. */
 export interface DemoStep {
   title: string;
-  sdk: 'openai' | 'anthropic';
+  sdk: 'openai' | 'anthropic' | 'gemini';
   receiptId: string | undefined;
   offered: string[];
   providerSaw: string[];
@@ -36,7 +37,7 @@ interface MockRequest {
 /**
  * A scripted agent through the gateway with the official SDKs (only `baseURL` changed; its
  * Toolgate token is its API key): a normal call, a call to a hidden tool that the gateway blocks,
- * a stream, and the Anthropic Messages API. The demo upstream is scripted through the last user
+ * a stream, the Anthropic Messages API and a Gemini stream. The demo upstream is scripted through the last user
  * message (`mock: {…}`), so every run is the same.
  */
 export async function runDemoAgent(options: {
@@ -154,5 +155,16 @@ export async function runDemoAgent(options: {
       block.type === 'tool_use' ? [block.name] : [],
     ),
   });
+  steps.push(
+    await geminiDemoStep({
+      ...options,
+      headers,
+      tools: OPENAI_TOOLS.map((t) => ({
+        name: t.function.name,
+        description: t.function.description,
+        parameters: t.function.parameters,
+      })),
+    }),
+  );
   return steps;
 }

@@ -172,6 +172,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
         API_TOKEN: next.gatewayToken as string,
         OPENAI_BASE_URL: urls.mock,
         ANTHROPIC_BASE_URL: urls.mock,
+        GEMINI_BASE_URL: urls.mock,
         DATA_DIR: join(dataDir, 'gateway'),
         LOG_LEVEL: 'info',
       },

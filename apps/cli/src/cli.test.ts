@@ -71,6 +71,53 @@ describe('toolgate eval', () => {
     expect(out.providerRequest).not.toHaveProperty('tool_choice'); // it named the hidden tool
   });
 
+  it('evaluates a Gemini request (detected), its model given with --model, and its stream', () => {
+    const gemini = join(root, 'examples/requests/gemini.json');
+    const stream = join(root, 'examples/responses/gemini-stream.sse');
+    const { code, stdout, stderr } = toolgate(
+      'eval',
+      ...['-p', policy, '-r', gemini, '--model', 'gemini-2.5-flash', '--response', stream],
+    );
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout);
+    expect(out.receipt).toMatchObject({
+      surface: 'gemini',
+      model: 'gemini-2.5-flash',
+      stream: true,
+    });
+    expect(out.providerRequest.tools).toEqual([
+      {
+        functionDeclarations: [
+          expect.objectContaining({ name: 'search_code' }),
+          expect.objectContaining({ name: 'gh_create_issue' }),
+          // No rule renames it: a Gemini-legal alias of its own.
+          expect.objectContaining({ name: 'jira_search' }),
+        ],
+      },
+      { googleSearch: {} },
+    ]);
+    expect(out.providerRequest.toolConfig.functionCallingConfig.allowedFunctionNames).toEqual([
+      'gh_create_issue',
+    ]);
+    expect(out.agentResponse).not.toContain('create_pull_request');
+    expect(out.agentResponse).toContain('"name":"github/create_issue"');
+    expect(
+      out.decisions.map((d: { name: string; policy_state: string }) => [d.name, d.policy_state]),
+    ).toEqual([
+      ['create_pull_request', 'blocked'],
+      ['github/create_issue', 'allowed'],
+    ]);
+    expect(out.receipt.response.hosted_tool_events[0]).toMatchObject({
+      capability: 'wardwright.web_search.v1',
+      sources: ['https://example.com/ci-retries'],
+    });
+    expect(verifyChain([out.receipt]).valid).toBe(true);
+    const missing = toolgate('eval', '-p', policy, '-r', gemini);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('--model');
+  });
+
   it('enforces a streamed response given with --response', () => {
     const sse = [
       'data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_9","type":"function","function":{"name":"create_pull_request","arguments":""}}]},"finish_reason":null}]}',
@@ -218,7 +265,7 @@ describe('toolgate eval', () => {
 
   it.each([
     [['eval', '-p', 'missing.yaml', '-r', request], 1, 'missing.yaml: no such file'],
-    [['eval', '-p', policy, '-r', request, '--surface', 'gemini'], 1, '--surface'],
+    [['eval', '-p', policy, '-r', request, '--surface', 'cohere'], 1, '--surface'],
     [['eval', '-p', policy], 2, "required option '-r, --request <file>'"],
     [['frobnicate'], 2, "unknown command 'frobnicate'"],
   ])('%j exits %i mentioning %s', (args, expectedCode, message) => {

@@ -51,8 +51,32 @@ function examples(): Example[] {
 const list = (value: string | undefined) =>
   value === undefined || value === 'nothing' ? [] : value.split(',').map((item) => item.trim());
 
+/** Gemini's built-in tools, declared as `tools[]` entries of their own (`{googleSearch: {}}`). */
+const GEMINI_BUILT_INS = new Set([
+  'googleSearch',
+  'googleSearchRetrieval',
+  'codeExecution',
+  'urlContext',
+]);
+
 function requestFor(surface: Surface, model: string, tools: string[]) {
   const messages = [{ role: 'user', content: 'Help me with the repository.' }];
+  if (surface === 'gemini') {
+    const functions = tools.filter((name) => !GEMINI_BUILT_INS.has(name));
+    return {
+      contents: [{ role: 'user', parts: [{ text: 'Help me with the repository.' }] }],
+      tools: [
+        {
+          functionDeclarations: functions.map((name) => ({
+            name,
+            description: `The ${name} tool.`,
+            parametersJsonSchema: { type: 'object', properties: { query: { type: 'string' } } },
+          })),
+        },
+        ...tools.filter((name) => GEMINI_BUILT_INS.has(name)).map((name) => ({ [name]: {} })),
+      ],
+    };
+  }
   return surface === 'openai-chat'
     ? {
         model,
@@ -80,6 +104,16 @@ function requestFor(surface: Surface, model: string, tools: string[]) {
 
 function providerToolNames(surface: Surface, body: Record<string, unknown>): string[] {
   const tools = Array.isArray(body.tools) ? body.tools : [];
+  if (surface === 'gemini') {
+    // Function declarations first (one entry), then each built-in by its field.
+    return (tools as Array<Record<string, unknown>>).flatMap((tool) =>
+      Object.entries(tool).flatMap(([field, value]) =>
+        field === 'functionDeclarations'
+          ? (value as Array<{ name: string }>).map((d) => d.name)
+          : [field],
+      ),
+    );
+  }
   return tools.map((tool) =>
     surface === 'openai-chat'
       ? String((tool as { function: { name: string } }).function.name)
@@ -88,6 +122,16 @@ function providerToolNames(surface: Surface, body: Record<string, unknown>): str
 }
 
 function responseWithCall(surface: Surface, name: string, args: unknown) {
+  if (surface === 'gemini') {
+    return {
+      candidates: [
+        {
+          content: { role: 'model', parts: [{ functionCall: { name, args } }] },
+          finishReason: 'STOP',
+        },
+      ],
+    };
+  }
   return surface === 'openai-chat'
     ? {
         id: 'chatcmpl-doc',
@@ -186,6 +230,8 @@ describe(DOC, () => {
           surface,
           body: requestFor(surface, model, list(offers)),
           identity,
+          // Gemini names the model in the URL path.
+          ...(surface === 'gemini' ? { target: { model, stream: false } } : {}),
         });
         expect(providerToolNames(surface, result.body)).toEqual(
           list(example.claims.get('provider sees')?.[0]),

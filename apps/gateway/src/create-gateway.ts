@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { redactSecrets } from '@toolgate/core';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import type { Logger } from 'pino';
 import { type McpProxy, mcpServerOfPath } from './mcp/mcp-proxy.ts';
@@ -14,7 +15,7 @@ export interface GatewayParts extends ProxyDependencies {
 }
 
 /**
- * The gateway's HTTP surface: the two provider-compatible endpoints, health and metrics. The
+ * The gateway's HTTP surface: the provider-compatible endpoints, health and metrics. The
  * proxy endpoints are served straight from `node:http` (see proxy/agent-http.ts: they carry
  * every agent request, and Fastify's request/reply pipeline cost ~0.1 ms of each); Fastify
  * serves the rest and owns the server's lifecycle (listen, close).
@@ -90,9 +91,9 @@ export function createGateway(
     void reply.status(status).send(providerError(surface, status, message));
   });
   app.setNotFoundHandler((request, reply) => {
-    void reply
-      .status(404)
-      .send(providerError('openai-chat', 404, `no route ${request.method} ${request.url}`));
+    // The URL is quoted without its credentials: a query may carry a key (Gemini's `?key=`).
+    const message = `no route ${request.method} ${redactSecrets(request.url)}`;
+    void reply.status(404).send(providerError(surfaceOfPath(request.url), 404, message));
   });
   return app;
 }

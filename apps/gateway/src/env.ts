@@ -14,9 +14,12 @@ export const GatewayEnv = z.object({
   /** Upstream providers; real ones by default, the mock for demos and tests. */
   OPENAI_BASE_URL: Url.default('https://api.openai.com'),
   ANTHROPIC_BASE_URL: Url.default('https://api.anthropic.com'),
+  GEMINI_BASE_URL: Url.default('https://generativelanguage.googleapis.com'),
   /** Upstream keys; when unset, the agent's own key is passed through. Never logged. */
   OPENAI_API_KEY: z.string().min(1).optional(),
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  /** Sent as `x-goog-api-key`; else the agent's (`x-goog-api-key` header or `?key=`). */
+  GEMINI_API_KEY: z.string().min(1).optional(),
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().min(100).default(120_000),
   /** Spool and the last good bundle live here. */
   DATA_DIR: z.string().default('.data/gateway'),

@@ -13,8 +13,10 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       paths: [
         'req.headers.authorization',
         'req.headers["x-api-key"]',
+        'req.headers["x-goog-api-key"]',
         'headers.authorization',
         'headers["x-api-key"]',
+        'headers["x-goog-api-key"]',
         '*.authorization',
         '*.apiKey',
         '*.api_key',

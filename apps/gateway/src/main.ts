@@ -44,8 +44,10 @@ const bundles = await BundleStore.open(join(env.DATA_DIR, 'bundle'), log, {
 const upstreams = new Upstreams({
   openaiBaseUrl: env.OPENAI_BASE_URL,
   anthropicBaseUrl: env.ANTHROPIC_BASE_URL,
+  geminiBaseUrl: env.GEMINI_BASE_URL,
   openaiApiKey: env.OPENAI_API_KEY,
   anthropicApiKey: env.ANTHROPIC_API_KEY,
+  geminiApiKey: env.GEMINI_API_KEY,
   timeoutMs: env.UPSTREAM_TIMEOUT_MS,
 });
 const client = createClient({

@@ -11,7 +11,13 @@ export interface LoggedRequest {
 }
 
 /** Headers whose values are secrets: the log keeps that they were sent, never what they were. */
-const SECRET_HEADERS = new Set(['authorization', 'x-api-key', 'proxy-authorization', 'cookie']);
+const SECRET_HEADERS = new Set([
+  'authorization',
+  'x-api-key',
+  'x-goog-api-key',
+  'proxy-authorization',
+  'cookie',
+]);
 export const REDACTED = '[redacted]';
 
 export function redactHeaders(headers: IncomingHttpHeaders): IncomingHttpHeaders {

@@ -75,7 +75,7 @@ describe('resolveScript', () => {
     ['{"unknown":1}', 'unknown'],
     ['{"call":"a","calls":[{"name":"b"}]}', 'either call or calls'],
     ['{"error":{"status":200}}', 'error.status'],
-    ['{"hosted":"code_execution"}', 'hosted'],
+    ['{"hosted":"teleport"}', 'hosted'],
     ['{"cut":-1}', 'cut'],
   ])('rejects %s', (header, message) => {
     const result = resolveScript(header, '');

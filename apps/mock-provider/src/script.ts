@@ -23,8 +23,11 @@ export const MockScript = z
     arguments: ToolArguments.optional(),
     /** Several (parallel) tool calls. */
     calls: z.array(MockToolCall).min(1).optional(),
-    /** A provider-hosted tool run inside the reply. */
-    hosted: z.enum(['web_search']).optional(),
+    /**
+     * A provider-hosted tool run inside the reply. `code_execution` and `url_context` are
+     * Gemini's (its `codeExecution` and `urlContext` built-ins); the other dialects ignore them.
+     */
+    hosted: z.enum(['web_search', 'code_execution', 'url_context']).optional(),
     error: z
       .strictObject({
         status: z.number().int().min(400).max(599),
@@ -97,6 +100,10 @@ export interface WebSearchResult {
 export interface ReplyPlan {
   /** Provider-hosted web search that ran before the text; its first result is cited by the text. */
   webSearch?: { query: string; results: WebSearchResult[] };
+  /** Provider-hosted code execution that ran before the text (Gemini). */
+  codeExecution?: { code: string; output: string };
+  /** Pages the provider read for the reply (Gemini's URL context). */
+  urlContext?: { urls: string[] };
   text: string;
   toolCalls: MockToolCall[];
 }
@@ -116,6 +123,10 @@ export const WEB_SEARCH_RESULTS: WebSearchResult[] = [
   },
 ];
 export const WEB_SEARCH_ANSWER = 'According to Mock result 1, the answer is 42.';
+export const CODE_EXECUTION = { code: 'print(6 * 7)', output: '42\n' };
+export const CODE_EXECUTION_ANSWER = 'The code printed 42.';
+export const URL_CONTEXT_DEFAULT_URL = 'https://example.com/mock-page';
+export const URL_CONTEXT_ANSWER = 'According to the page, the answer is 42.';
 
 /** The default reply: what the provider saw, e.g. `mock: 2 tools: a, b`. */
 export function describeTools(tools: DeclaredTool[]): string {
@@ -127,9 +138,21 @@ export function describeTools(tools: DeclaredTool[]): string {
 /** Decides the reply for a request from its script, its declared tools and its last user text. */
 export function planReply(script: MockScript, tools: DeclaredTool[], userText: string): ReplyPlan {
   const toolCalls = plannedCalls(script, tools);
-  const webSearch = script.hosted === 'web_search' ? searchFor(userText) : undefined;
-  const fallback = webSearch ? WEB_SEARCH_ANSWER : toolCalls.length ? '' : describeTools(tools);
-  return { ...(webSearch ? { webSearch } : {}), text: script.text ?? fallback, toolCalls };
+  const plan: ReplyPlan = { text: '', toolCalls };
+  let answer: string | undefined;
+  if (script.hosted === 'web_search') {
+    plan.webSearch = searchFor(userText);
+    answer = WEB_SEARCH_ANSWER;
+  } else if (script.hosted === 'code_execution') {
+    plan.codeExecution = CODE_EXECUTION;
+    answer = CODE_EXECUTION_ANSWER;
+  } else if (script.hosted === 'url_context') {
+    const urls = userText.match(/https?:\/\/[^\s"'<>]+/g) ?? [URL_CONTEXT_DEFAULT_URL];
+    plan.urlContext = { urls: [...new Set(urls)] };
+    answer = URL_CONTEXT_ANSWER;
+  }
+  plan.text = script.text ?? answer ?? (toolCalls.length ? '' : describeTools(tools));
+  return plan;
 }
 
 function plannedCalls(script: MockScript, tools: DeclaredTool[]): MockToolCall[] {

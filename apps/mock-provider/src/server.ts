@@ -8,9 +8,10 @@ import Fastify, {
 } from 'fastify';
 import { z } from 'zod';
 import * as anthropic from './anthropic.ts';
+import * as gemini from './gemini.ts';
 import { conversationHash, deriveId, estimateTokens } from './ids.ts';
 import * as openai from './openai.ts';
-import { RequestLog } from './request-log.ts';
+import { REDACTED, RequestLog } from './request-log.ts';
 import { type DeclaredTool, planReply, type ReplyPlan, resolveScript } from './script.ts';
 import { encodeSse, type SseEvent } from './sse.ts';
 
@@ -52,17 +53,19 @@ type Prepared =
       events(plan: ReplyPlan): SseEvent[];
     };
 
-/** What differs between the two provider APIs; the request handling is shared. */
+/** What differs between the provider APIs; the request handling is shared. */
 interface Dialect {
-  path: string;
+  /** Fastify route paths (Gemini's name the model: `/v1beta/models/:target`). */
+  paths: string[];
   requestIdHeader: string;
   error(status: number, message: string, type?: string): unknown;
-  prepare(body: unknown, requestHash: string): Prepared;
+  /** `url` is the request's, for a dialect whose path carries request parameters. */
+  prepare(body: unknown, requestHash: string, url: string): Prepared;
 }
 
 function openAIDialect(created: number): Dialect {
   return {
-    path: '/v1/chat/completions',
+    paths: ['/v1/chat/completions'],
     requestIdHeader: 'x-request-id',
     error: openai.openAIError,
     prepare(body, requestHash) {
@@ -89,7 +92,7 @@ function openAIDialect(created: number): Dialect {
 }
 
 const anthropicDialect: Dialect = {
-  path: '/v1/messages',
+  paths: ['/v1/messages'],
   requestIdHeader: 'request-id',
   error: anthropic.anthropicError,
   prepare(body, requestHash) {
@@ -112,12 +115,47 @@ const anthropicDialect: Dialect = {
   },
 };
 
+/** Gemini: model and stream flag from the path, the rest from the body. */
+const geminiDialect: Dialect = {
+  paths: ['/v1beta/models/:target', '/v1/models/:target'],
+  requestIdHeader: 'x-request-id',
+  error: gemini.geminiError,
+  prepare(body, requestHash, url) {
+    const target = gemini.readGeminiPath(url);
+    if (!target) return { ok: false, message: 'unknown method: use :generateContent' };
+    const parsed = gemini.GenerateContentRequest.safeParse(body);
+    if (!parsed.success) return { ok: false, message: z.prettifyError(parsed.error) };
+    const request = parsed.data;
+    const ctx: gemini.GeminiContext = {
+      requestHash,
+      model: target.model,
+      promptTokens: estimateTokens([request.systemInstruction, request.contents, request.tools]),
+    };
+    return {
+      ok: true,
+      stream: target.stream,
+      tools: gemini.declaredTools(request),
+      userText: gemini.lastUserText(request),
+      body: (plan) => gemini.generateContent(plan, ctx),
+      events: (plan) => gemini.generateContentEvents(plan, ctx),
+    };
+  },
+};
+
 function presentedKeys(request: FastifyRequest): string[] {
-  const { authorization, 'x-api-key': apiKey } = request.headers;
+  const { authorization, 'x-api-key': apiKey, 'x-goog-api-key': googKey } = request.headers;
   const keys: string[] = [];
   if (authorization?.startsWith('Bearer ')) keys.push(authorization.slice('Bearer '.length));
   if (typeof apiKey === 'string') keys.push(apiKey);
+  if (typeof googKey === 'string') keys.push(googKey);
+  const inQuery = (request.query as Record<string, unknown> | undefined)?.key;
+  if (typeof inQuery === 'string') keys.push(inQuery);
   return keys;
+}
+
+/** A URL with its `key` query parameter (Gemini's API key) redacted, as the log keeps it. */
+function redactQueryKey(url: string): string {
+  return url.replace(/([?&]key=)[^&#]*/g, `$1${REDACTED}`);
 }
 
 /** Waits, unless the client goes away first; says whether the answer is still wanted. */
@@ -134,7 +172,11 @@ function write(reply: FastifyReply, chunk: string): Promise<void> {
 /** A Fastify server speaking both provider APIs, listening; see the README for the scripts. */
 export async function createMockProvider(options: MockProviderOptions = {}): Promise<MockProvider> {
   const requests = new RequestLog(options.requestLogSize);
-  const dialects = [openAIDialect(options.created ?? DEFAULT_CREATED), anthropicDialect];
+  const dialects = [
+    openAIDialect(options.created ?? DEFAULT_CREATED),
+    anthropicDialect,
+    geminiDialect,
+  ];
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: 32 * 1024 * 1024,
@@ -144,7 +186,9 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
 
   app.setErrorHandler((error: { statusCode?: number; message: string }, request, reply) => {
     const status = error.statusCode ?? 500;
-    const dialect = dialects.find((d) => request.url.startsWith(d.path));
+    const dialect = dialects.find((d) =>
+      d.paths.some((path) => request.url.startsWith(path.split(':')[0] as string)),
+    );
     reply
       .code(status)
       .send(dialect ? dialect.error(status, error.message) : { error: error.message });
@@ -153,7 +197,7 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
   async function handle(dialect: Dialect, request: FastifyRequest, reply: FastifyReply) {
     requests.add({
       method: request.method,
-      path: request.url,
+      path: redactQueryKey(request.url),
       headers: request.headers,
       body: request.body,
     });
@@ -166,7 +210,7 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
     if (options.requireKey && !presentedKeys(request).includes(options.requireKey)) {
       return fail(401, 'invalid API key (the mock provider requires MOCK_REQUIRE_KEY)');
     }
-    const prepared = dialect.prepare(request.body, requestHash);
+    const prepared = dialect.prepare(request.body, requestHash, request.url);
     if (!prepared.ok) return fail(400, prepared.message);
     const header = request.headers['x-mock-script'];
     const resolved = resolveScript(
@@ -218,7 +262,9 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
   }
 
   for (const dialect of dialects) {
-    app.post(dialect.path, (request, reply) => handle(dialect, request, reply));
+    for (const path of dialect.paths) {
+      app.post(path, (request, reply) => handle(dialect, request, reply));
+    }
   }
 
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -16,6 +16,12 @@ export * from './engine/meta-tools.ts';
 export * from './engine/name-pattern.ts';
 export * from './engine/provider-names.ts';
 export * from './engine/redact.ts';
+export {
+  GEMINI_NAME_RULE,
+  geminiAdapter,
+  geminiToolList,
+  isFunctionDeclaration,
+} from './engine/surfaces/gemini.ts';
 export * from './engine/surfaces/mcp-tools.ts';
 export * from './engine/token-buckets.ts';
 export * from './engine/tool-results.ts';
@@ -40,6 +46,7 @@ export * from './response/enforce-response.ts';
 export * from './response/index.ts';
 export * from './secrets.ts';
 export * from './seed/capability-contracts.ts';
+export * from './seed/gemini-profile.ts';
 export * from './seed/provider-profiles.ts';
 export * from './stream/index.ts';
 export * from './validate.ts';

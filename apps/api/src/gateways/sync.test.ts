@@ -56,6 +56,7 @@ describe('gateway bundle', () => {
     expect(bundle.contracts).toHaveLength(6);
     expect(bundle.profiles.map((p) => p.surface).sort()).toEqual([
       'anthropic-messages',
+      'gemini',
       'openai-chat',
     ]);
     expect(response.headers.get('etag')).toMatch(/^"sha256:[0-9a-f]{64}"$/);

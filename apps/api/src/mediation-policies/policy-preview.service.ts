@@ -2,6 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { MediationEffect, PreviewInput } from '@toolgate/contract';
 import {
   type BundlePolicy,
+  geminiToolList,
+  isFunctionDeclaration,
+  type JsonObject,
   type MediationPolicySpec,
   MediationPolicySpec as MediationPolicySpecSchema,
   matchesLabelSelector,
@@ -131,6 +134,18 @@ export class PolicyPreviewService {
         request.mcp_servers = [...((request.mcp_servers as unknown[]) ?? []), declaration];
       } else if (tool.declared_by === 'wardwright') hostedTools.push(declaration);
       else request.tools.push(declaration);
+    }
+    if (receipt.surface === 'gemini') {
+      // Gemini nests function declarations in one `tools[]` entry; built-ins are entries.
+      const declarations = request.tools as JsonObject[];
+      const functions = declarations.filter(isFunctionDeclaration);
+      const builtIns = declarations.filter((d) => !isFunctionDeclaration(d));
+      return {
+        request: { model: receipt.model, contents: [], tools: geminiToolList(functions, builtIns) },
+        surface: receipt.surface as Surface,
+        hostedTools: hostedTools as never,
+        identity: receipt.identity,
+      };
     }
     return {
       request,

@@ -101,6 +101,64 @@ describe('preview against a recorded receipt', () => {
     expect(missing.status).toBe(404);
   });
 
+  it('replays a Gemini receipt as a Gemini request: nested declarations, built-ins as entries', async () => {
+    const result = mediateRequest(compileBundle({ policies: [] }), {
+      surface: 'gemini',
+      body: {
+        contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+        tools: [
+          { functionDeclarations: [{ name: 'search_code' }, { name: 'create_pull_request' }] },
+          { googleSearch: {} },
+        ],
+      },
+      target: { model: 'gemini-2.5-flash', stream: false },
+    });
+    for (const [hash, declaration] of result.schemas) {
+      await gateway.call('receipts.putSchema', { params: { hash }, body: declaration });
+    }
+    const receipt: Receipt = chainReceipt(
+      buildReceiptBody({
+        id: 'r-gemini',
+        gateway: 'edge-p',
+        receivedAt: '2026-11-21T10:00:00.000Z',
+        completedAt: '2026-11-21T10:00:00.300Z',
+        latencyMs: { total: 300, mediation: 0.2, upstream: 299 },
+        identity: { binding: 'unverified' },
+        bundleEtag: `sha256:${'0'.repeat(64)}`,
+        mediation: result,
+        outcome: { status: 200 },
+      }),
+      chainHead,
+    );
+    const ingest = await gateway.call('receipts.ingest', {
+      params: { name: 'edge-p' },
+      body: ingestBatchOf([receipt]),
+    });
+    expect(ingest?.results[0]?.result).toBe('created');
+    chainHead = receipt.hash;
+    const effect = await api.operator.call('policies.preview', {
+      body: {
+        spec: {
+          rules: [
+            { id: 'no-prs', action: 'hide', match: { name: 'create_pull_request' } },
+            { id: 'no-search', action: 'hide', match: { name: 'googleSearch' } },
+          ],
+        },
+        receiptId: 'r-gemini',
+      },
+    });
+    expect(effect?.surface).toBe('gemini');
+    expect(effect?.before.map((t) => t.name)).toEqual([
+      'search_code',
+      'create_pull_request',
+      'googleSearch',
+    ]);
+    expect(effect?.after.map((t) => t.name)).toEqual(['search_code']);
+    expect(effect?.providerRequest).toMatchObject({
+      tools: [{ functionDeclarations: [{ name: 'search_code' }] }],
+    });
+  });
+
   it('replays the receipt’s caller as proven as it was: a contractor hide spares only a proven non-contractor', async () => {
     const spec = {
       rules: [

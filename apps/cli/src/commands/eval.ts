@@ -25,7 +25,9 @@ import { policiesFromDocuments } from '../policy-documents.ts';
 export interface EvalOptions {
   policy: string[];
   request: string;
-  surface?: 'openai' | 'anthropic';
+  surface?: 'openai' | 'anthropic' | 'gemini';
+  /** Gemini's model (its requests name it in the URL path, not the body). */
+  model?: string;
   response?: string;
   user?: string;
   service?: string;
@@ -48,7 +50,9 @@ export function registerEval(program: Command, ctx: CliContext): void {
         '',
         'The policy file holds a MediationPolicy resource (YAML or JSON, several documents',
         'allowed: they merge by priority, then name) or a bare `tool_mediation:` block.',
-        'The request file holds an OpenAI Chat Completions or Anthropic Messages request body.',
+        'The request file holds an OpenAI Chat Completions, Anthropic Messages or Gemini',
+        'generateContent request body. A Gemini request names its model in the URL path, so',
+        'give it with --model (or as a "model" field of the file).',
         'With --response, the provider response (JSON body, or an SSE stream as text) is run',
         'through response-side enforcement too: "agentResponse" is printed as well, and',
         '"decisions" lists what call-time rules (deny, require_approval, rate_limit) decided',
@@ -65,8 +69,9 @@ export function registerEval(program: Command, ctx: CliContext): void {
     .requiredOption('-r, --request <file>', 'provider request body: JSON or YAML')
     .option(
       '-s, --surface <surface>',
-      'openai | anthropic (default: detected from the request; openai when unsure)',
+      'openai | anthropic | gemini (default: detected from the request; openai when unsure)',
     )
+    .option('-m, --model <name>', 'the model of a Gemini request (gemini-2.5-flash)')
     .option('--response <file>', 'provider response to enforce: JSON body or SSE text')
     .option('--user <id>', 'x-user-id of the calling agent')
     .option('--service <id>', 'x-service-id of the calling agent')
@@ -87,6 +92,7 @@ export function registerEval(program: Command, ctx: CliContext): void {
         '  toolgate eval --policy examples/policies/github-guardrails.yaml \\',
         '                --request examples/requests/openai-chat.json',
         '  toolgate eval -p policy.yaml -r request.json --surface anthropic --user alice',
+        '  toolgate eval -p policy.yaml -r gemini-request.json --model gemini-2.5-flash',
         '  toolgate eval -p policy.yaml -r request.json --response answer.json \\',
         '                --user alice --proven --approved act_0123456789abcdef0123456789abcdef',
       ].join('\n'),
@@ -115,12 +121,20 @@ export async function runEval(options: EvalOptions): Promise<Record<string, unkn
     : bindIdentity(claims, [], bundle);
   const identity = bound.receipt;
   const gate = createMemoryCallGate({ approvals: approvalsOf(options), now: () => 0 });
-  const result = mediateRequest(bundle, { surface, body: request, identity: bound.rules, gate });
+  const response = options.response ? await readResponse(options.response) : undefined;
+  const target = surface === 'gemini' ? geminiTarget(options.model, request, response) : undefined;
+  const result = mediateRequest(bundle, {
+    surface,
+    body: request,
+    identity: bound.rules,
+    gate,
+    ...(target ? { target } : {}),
+  });
 
   let agentResponse: unknown;
   let evidence: ResponseEvidence | undefined;
-  if (options.response) {
-    const enforced = enforceResponse(await readResponse(options.response), result.response);
+  if (response) {
+    const enforced = enforceResponse(response, result.response);
     agentResponse = enforced.body;
     evidence = enforced.evidence;
   }
@@ -203,10 +217,32 @@ async function readResponse(path: string): Promise<{ sse: string } | { json: unk
 function surfaceOf(option: string | undefined, request: unknown): Surface {
   if (option === 'openai') return 'openai-chat';
   if (option === 'anthropic') return 'anthropic-messages';
+  if (option === 'gemini') return 'gemini';
   if (option !== undefined) {
-    throw new BadRequestError(`--surface: must be "openai" or "anthropic", not "${option}"`);
+    throw new BadRequestError(
+      `--surface: must be "openai", "anthropic" or "gemini", not "${option}"`,
+    );
   }
   return detectSurface(request);
+}
+
+/**
+ * What the URL of a Gemini request would say: the model (`--model`, else the file's `model`)
+ * and whether it streams (the response given is an SSE stream).
+ */
+function geminiTarget(
+  model: string | undefined,
+  request: unknown,
+  response: { sse: string } | { json: unknown } | undefined,
+): { model: string; stream: boolean } {
+  const inFile = (request as { model?: unknown } | null)?.model;
+  const chosen = model ?? (typeof inFile === 'string' ? inFile : undefined);
+  if (chosen === undefined) {
+    throw new BadRequestError(
+      '--model: a Gemini request names its model in the URL path; give it with --model',
+    );
+  }
+  return { model: chosen, stream: response !== undefined && 'sse' in response };
 }
 
 function isoOrThrow(value: string): string {

@@ -72,6 +72,7 @@ export async function spawnGateway(options: GatewayProcessOptions): Promise<Gate
       API_TOKEN: options.apiToken,
       OPENAI_BASE_URL: options.upstreamUrl,
       ANTHROPIC_BASE_URL: options.upstreamUrl,
+      GEMINI_BASE_URL: options.upstreamUrl,
       DATA_DIR: options.dataDir,
       HOST: '127.0.0.1',
       PORT: String(port),

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { decodeUtf8Strictly, invalidUtf8Message, type ProviderSurface } from '@toolgate/core';
+import { isGeminiPath } from './gemini-route.ts';
 
 /**
  * The agent's side of the two proxy routes in plain `node:http`: routing, reading the body and
@@ -18,11 +19,14 @@ export function proxySurface(request: IncomingMessage): ProviderSurface | undefi
   if (request.method !== 'POST') return undefined;
   const url = request.url ?? '';
   const query = url.indexOf('?');
-  return PROXY_ROUTES.get(query === -1 ? url : url.slice(0, query));
+  const path = query === -1 ? url : url.slice(0, query);
+  // Gemini's routes carry the model in the path (gemini-route.ts reads the rest).
+  return PROXY_ROUTES.get(path) ?? (isGeminiPath(path) ? 'gemini' : undefined);
 }
 
 /** The surface whose error format answers a request that matched no route. */
 export function surfaceOfPath(url: string): ProviderSurface {
+  if (isGeminiPath(url)) return 'gemini';
   return url.startsWith('/v1/messages') ? 'anthropic-messages' : 'openai-chat';
 }
 

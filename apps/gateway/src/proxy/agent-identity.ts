@@ -54,14 +54,15 @@ export function readAgentIdentity(request: IncomingMessage): AgentIdentity {
   const explicit = single(TOKEN_HEADER);
   // The SDK's own key slot holds a Toolgate token when the agent uses it as the API key (the
   // gateway then holds the provider key); anything else there is the provider key.
-  const inKeySlots = [single('authorization'), single('x-api-key')].flatMap((value) => {
+  const keySlots = [single('authorization'), single('x-api-key'), single('x-goog-api-key')];
+  const inKeySlots = keySlots.flatMap((value) => {
     const token = value === undefined ? undefined : toolgateTokenIn(value);
     return token ? [token] : [];
   });
   const tokens = new Set([...(explicit ? [explicit] : []), ...inKeySlots]);
   if (tokens.size > 1) {
     throw new UnreadableIdentityError(
-      `${TOKEN_HEADER}, authorization, x-api-key: carry different Toolgate tokens; send one`,
+      `${TOKEN_HEADER}, authorization, x-api-key, x-goog-api-key: carry different Toolgate tokens; send one`,
     );
   }
   const [token] = tokens;

@@ -1,10 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CanonicalJsonError, type JsonObject, type ReceiptInput } from '@toolgate/core';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricValue } from '../faults/metrics.ts';
-import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
-import { SpoolFailedError } from '../spool/errors.ts';
+import { ReceiptRecorder } from '../receipts/receipt-recorder.ts';
+import { FaultyRecorder } from '../testing/faulty-recorder.ts';
 import { servedReceipts } from '../testing/served-receipts.ts';
 import { startTestGateway, type TestGateway } from '../testing/test-gateway.ts';
 
@@ -14,40 +13,6 @@ import { startTestGateway, type TestGateway } from '../testing/test-gateway.ts';
  * cannot be spooled it gets an error instead, and when it cannot be built an error receipt is
  * written in its place. Text deltas are not held.
  */
-
-type Mode = 'pass' | 'gate' | 'spool-fails' | 'build-fails-once';
-
-/** The real recorder on the test gateway's spool, with faults switched on per test. */
-class FaultyRecorder implements ReceiptSink {
-  inner?: ReceiptRecorder;
-  mode: Mode = 'pass';
-  private open?: () => void;
-  gate = Promise.resolve();
-
-  close(): void {
-    this.gate = new Promise((resolve) => {
-      this.open = resolve;
-    });
-  }
-
-  release(): void {
-    this.open?.();
-  }
-
-  full(): boolean {
-    return false;
-  }
-
-  async record(input: ReceiptInput, schemas: ReadonlyMap<string, JsonObject>): Promise<string> {
-    if (this.mode === 'gate') await this.gate;
-    if (this.mode === 'spool-fails') throw new SpoolFailedError(new Error('EIO: disk gone'));
-    if (this.mode === 'build-fails-once') {
-      this.mode = 'pass';
-      throw new CanonicalJsonError('Cannot canonicalize model: lone surrogate', 'model');
-    }
-    return (this.inner as ReceiptRecorder).record(input, schemas);
-  }
-}
 
 const recorder = new FaultyRecorder();
 let gw: TestGateway;

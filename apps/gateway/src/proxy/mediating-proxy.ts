@@ -29,6 +29,7 @@ import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.
 import { ReleasedCalls } from '../receipts/released-calls.ts';
 import { type AgentBody, readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
 import { readAgentIdentity, UnreadableIdentityError } from './agent-identity.ts';
+import { type GeminiRoute, readGeminiRoute } from './gemini-route.ts';
 import {
   errorMessage,
   passedHeaders,
@@ -108,6 +109,13 @@ export class MediatingProxy {
   ): Promise<void> {
     const receivedAt = this.now();
     const started = performance.now();
+    let route: GeminiRoute | undefined;
+    if (surface === 'gemini') {
+      // The model and the stream flag are in the URL: read (and refused) before the body.
+      const read = readGeminiRoute(request.url ?? '');
+      if (!read.ok) return this.refuse(reply, surface, read.status, read.message);
+      route = read.route;
+    }
     let received: AgentBody;
     try {
       received = await readBody(request, this.deps.bodyLimit);
@@ -164,6 +172,7 @@ export class MediatingProxy {
         body,
         identity: bound.rules,
         ...(gate ? { gate } : {}),
+        ...(route ? { target: { model: route.model, stream: route.stream } } : {}),
       });
     } catch (error) {
       if (error instanceof ValidationError) {
@@ -189,7 +198,7 @@ export class MediatingProxy {
     const sentAt = performance.now();
     const mediationMs = sentAt - mediationStarted;
     // The provider gets the request first; the receipt's bookkeeping runs while it works.
-    const call = this.deps.upstreams.send(surface, outgoing, request.headers);
+    const call = this.deps.upstreams.send(surface, outgoing, request.headers, route);
     reply.on('close', () => {
       if (!reply.writableFinished) call.abort();
     });

@@ -5,22 +5,38 @@ import { ProviderCall } from './upstream-answer.ts';
 export interface UpstreamConfig {
   openaiBaseUrl: string;
   anthropicBaseUrl: string;
+  /** Google's Gemini API; `https://generativelanguage.googleapis.com` when absent. */
+  geminiBaseUrl?: string | undefined;
   /** Keys configured on the gateway; when absent, the agent's own key is passed through. */
   openaiApiKey?: string | undefined;
   anthropicApiKey?: string | undefined;
+  geminiApiKey?: string | undefined;
   timeoutMs: number;
 }
 
-const PATHS: Record<ProviderSurface, string> = {
+export const DEFAULT_GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
+
+/** The provider path per surface; Gemini's names the model, so its route gives it (gemini-route.ts). */
+const PATHS: Record<ProviderSurface, string | undefined> = {
   'openai-chat': '/v1/chat/completions',
   'anthropic-messages': '/v1/messages',
+  gemini: undefined,
 };
 
 /** Request headers worth forwarding; everything else (hop-by-hop, identity, cookies) stays here. */
 const FORWARDED: Record<ProviderSurface, ReadonlyArray<string>> = {
   'openai-chat': ['openai-organization', 'openai-project', 'openai-beta', 'accept', 'user-agent'],
   'anthropic-messages': ['anthropic-version', 'anthropic-beta', 'accept', 'user-agent'],
+  gemini: ['x-goog-api-client', 'accept', 'user-agent'],
 };
+
+/** What the request's URL says beyond its surface (Gemini: path and query). */
+export interface UpstreamRoute {
+  /** The provider path to call instead of the surface's fixed one. */
+  upstreamPath?: string;
+  /** An API key the agent sent in the URL (`?key=`): passed on as a header, never in a URL. */
+  apiKey?: string;
+}
 
 /**
  * The Toolgate API token (`tg_` + 43 base64url characters) in a key header's value (`Bearer …`
@@ -42,6 +58,7 @@ export class Upstreams {
     for (const [surface, base] of [
       ['openai-chat', config.openaiBaseUrl],
       ['anthropic-messages', config.anthropicBaseUrl],
+      ['gemini', config.geminiBaseUrl ?? DEFAULT_GEMINI_BASE_URL],
     ] as const) {
       const url = new URL(base);
       this.pools.set(surface, {
@@ -65,6 +82,7 @@ export class Upstreams {
     surface: ProviderSurface,
     body: Buffer,
     incoming: Record<string, string | string[] | undefined>,
+    route: UpstreamRoute = {},
   ): ProviderCall {
     const target = this.pools.get(surface) as { pool: Pool; basePath: string };
     const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -72,14 +90,13 @@ export class Upstreams {
       const value = incoming[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    Object.assign(headers, this.credentials(surface, incoming));
+    Object.assign(headers, this.credentials(surface, incoming, route));
     // `dispatch` rather than `request`: see UpstreamBody for what that saves.
     const call = new ProviderCall();
     try {
-      target.pool.dispatch(
-        { method: 'POST', path: target.basePath + PATHS[surface], headers, body },
-        call,
-      );
+      const path = route.upstreamPath ?? PATHS[surface];
+      if (path === undefined) throw new Error(`no upstream path for ${surface}`);
+      target.pool.dispatch({ method: 'POST', path: target.basePath + path, headers, body }, call);
     } catch (error) {
       // undici refusing the request outright (a header it will not send) is a failed call too.
       call.onError(error as Error);
@@ -98,12 +115,22 @@ export class Upstreams {
   private credentials(
     surface: ProviderSurface,
     incoming: Record<string, string | string[] | undefined>,
+    route: UpstreamRoute,
   ) {
     const agent = (name: string) => {
       const value = incoming[name];
       if (typeof value !== 'string') return undefined;
       return toolgateTokenIn(value) ? undefined : value;
     };
+    if (surface === 'gemini') {
+      if (this.config.geminiApiKey) return { 'x-goog-api-key': this.config.geminiApiKey };
+      const inUrl = route.apiKey && !toolgateTokenIn(route.apiKey) ? route.apiKey : undefined;
+      const key = agent('x-goog-api-key') ?? inUrl;
+      if (key) return { 'x-goog-api-key': key };
+      // An OAuth access token instead of a key.
+      const authorization = agent('authorization');
+      return authorization ? { authorization } : {};
+    }
     if (surface === 'openai-chat') {
       if (this.config.openaiApiKey) return { authorization: `Bearer ${this.config.openaiApiKey}` };
       const authorization = agent('authorization');

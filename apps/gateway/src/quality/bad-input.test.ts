@@ -35,6 +35,7 @@ const REQUEST_TIMEOUT_MS = 15_000;
 const ENDPOINTS: Record<ProviderSurface, string> = {
   'openai-chat': '/v1/chat/completions',
   'anthropic-messages': '/v1/messages',
+  gemini: '/v1beta/models/gemini-2.5-flash:generateContent',
 };
 
 /** Hide, tighten, replace and rename: every mediation path sees the generated tools. */
@@ -94,8 +95,30 @@ const anthropicTool = (name: string, schema: unknown = { type: 'object', propert
   input_schema: schema,
 });
 
+const geminiDeclaration = (name: string, schema: unknown = { type: 'object', properties: {} }) => ({
+  name,
+  description: `${name} tool`,
+  parametersJsonSchema: schema,
+});
+/** A tool as declared on `surface`: Gemini's go in a `functionDeclarations` entry. */
+function toolFor(surface: ProviderSurface, name: string, schema?: unknown): unknown {
+  if (surface === 'openai-chat') return openAITool(name, schema);
+  if (surface === 'gemini') return { functionDeclarations: [geminiDeclaration(name, schema)] };
+  return anthropicTool(name, schema);
+}
+
 function template(surface: ProviderSurface): Record<string, unknown> {
   const names = ['search', 'delete_repo', 'fetch', 'github/create_issue'];
+  if (surface === 'gemini') {
+    return {
+      contents: [{ role: 'user', parts: [{ text: 'Find the retry settings.' }] }],
+      tools: [
+        { functionDeclarations: names.map((name) => geminiDeclaration(name)) },
+        { googleSearch: {} },
+      ],
+      toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: names } },
+    };
+  }
   return surface === 'openai-chat'
     ? {
         model: 'gpt-4o-mini',
@@ -179,9 +202,7 @@ const hostileSchema = fc.oneof(
 function hostileTools(surface: ProviderSurface): fc.Arbitrary<Attempt> {
   const tool = fc
     .record({ name: hostileName, schema: hostileSchema })
-    .map(({ name, schema }) =>
-      surface === 'openai-chat' ? openAITool(name, schema) : anthropicTool(name, schema),
-    );
+    .map(({ name, schema }) => toolFor(surface, name, schema));
   const base = template(surface);
   return fc.oneof(
     fc
@@ -190,18 +211,21 @@ function hostileTools(surface: ProviderSurface): fc.Arbitrary<Attempt> {
     fc
       .record({ name: hostileName, copies: fc.constantFrom(2, 50) })
       .map(({ name, copies }) =>
-        json({ ...base, tools: new Array(copies).fill(openAITool(name)) }),
+        json({ ...base, tools: new Array(copies).fill(toolFor(surface, name)) }),
       ),
     fc.constantFrom(500, 3000).map((count) =>
       json({
         ...base,
-        tools: Array.from({ length: count }, (_, i) =>
-          surface === 'openai-chat' ? openAITool(`t${i}`) : anthropicTool(`t${i}`),
-        ),
+        tools: Array.from({ length: count }, (_, i) => toolFor(surface, `t${i}`)),
       }),
     ),
     hostileName.map((name) =>
-      json({ ...base, tool_choice: { type: 'function', function: { name } } }),
+      surface === 'gemini'
+        ? json({
+            ...base,
+            toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: [name] } },
+          })
+        : json({ ...base, tool_choice: { type: 'function', function: { name } } }),
     ),
   );
 }
@@ -290,6 +314,16 @@ function upstreamSeq(): number {
 
 /** The provider's error shape for `surface`, with a message a person can act on. */
 function errorMessage(surface: ProviderSurface, body: unknown): string | undefined {
+  if (surface === 'gemini') {
+    // Google's `{error: {code, message, status}}`, the code the HTTP status.
+    const error = (body as { error?: { code?: unknown; message?: unknown; status?: unknown } })
+      ?.error;
+    const wellFormed =
+      typeof error?.code === 'number' &&
+      typeof error.status === 'string' &&
+      typeof error.message === 'string';
+    return wellFormed ? (error.message as string) : undefined;
+  }
   const error =
     surface === 'anthropic-messages'
       ? (body as { type?: unknown; error?: { type?: unknown; message?: unknown } })?.type ===

@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
+import { GoogleGenAI } from '@google/genai';
 import { statusOf } from '@toolgate/contract';
 import { until } from '@toolgate/core/testing';
 import { createPrismaClient, type PrismaClient } from '@toolgate/db';
@@ -28,7 +29,8 @@ import { type GatewayProcess, killAllGateways, startGateway } from '../faults/pr
 /**
  * SPEC §3 "secrets never enter a receipt, a log line or an error", end to end: traffic through
  * a gateway process to the real API and PostgreSQL carries recognisable (fake) credentials — the
- * agent's provider keys in `Authorization` and `x-api-key`, the gateway's own upstream key, an
+ * agent's provider keys in `Authorization`, `x-api-key`, `x-goog-api-key` and Gemini's `?key=`
+ * URL parameter (on routes served, refused and missed), the gateway's own upstream key, an
  * agent's Toolgate token, and cloud, GitHub and Slack tokens in messages, in tool-call arguments
  * (JSON and streamed) and in provider errors that echo them. Afterwards every place Toolgate
  * keeps anything is searched: every table of the database (each row as text), the API's and the
@@ -47,6 +49,7 @@ const random = (bytes: number) => randomBytes(bytes).toString('hex');
 const SECRETS = {
   openaiAgentKey: `${'sk-'}proj-${random(20)}`,
   anthropicAgentKey: `${'sk-'}ant-api03-${random(20)}`,
+  geminiAgentKey: `${'AIza'}${random(17)}x`,
   gatewayAnthropicKey: `${'sk-'}ant-api03-${random(20)}`,
   awsKey: `${'AKIA'}${random(8).toUpperCase()}`,
   githubToken: `${'ghp_'}${random(18)}`,
@@ -62,6 +65,7 @@ let apiLog = '';
 let proxy: FaultProxy;
 let openaiMock: MockProvider;
 let anthropicMock: MockProvider;
+let geminiMock: MockProvider;
 let dataDir: string;
 let gatewayLog: string;
 let gateway: GatewayProcess;
@@ -74,11 +78,12 @@ beforeAll(async () => {
       apiLog += line;
     },
   };
-  [api, openaiMock, anthropicMock] = await Promise.all([
+  [api, openaiMock, anthropicMock, geminiMock] = await Promise.all([
     startTestApi({}, { log: createLogger('debug', destination) }),
     // Each mock requires the key the gateway must pass on: a 200 proves it got there.
     createMockProvider({ requireKey: SECRETS.openaiAgentKey }),
     createMockProvider({ requireKey: SECRETS.gatewayAnthropicKey }),
+    createMockProvider({ requireKey: SECRETS.geminiAgentKey }),
   ]);
   db = createPrismaClient(api.database.url);
   proxy = await startFaultProxy(api.url);
@@ -122,6 +127,7 @@ beforeAll(async () => {
       LOG_LEVEL: 'debug',
       ANTHROPIC_BASE_URL: anthropicMock.url,
       ANTHROPIC_API_KEY: SECRETS.gatewayAnthropicKey,
+      GEMINI_BASE_URL: geminiMock.url,
     },
   });
   await untilSynced(api, GATEWAY, 15_000);
@@ -131,7 +137,12 @@ afterAll(async () => {
   await killAllGateways();
   await db?.$disconnect();
   await proxy?.close();
-  await Promise.all([api?.close(), openaiMock?.close(), anthropicMock?.close()]);
+  await Promise.all([
+    api?.close(),
+    openaiMock?.close(),
+    anthropicMock?.close(),
+    geminiMock?.close(),
+  ]);
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
@@ -264,6 +275,7 @@ async function traffic(): Promise<string[]> {
       ids.push(response.headers.get('x-toolgate-receipt-id') as string);
     }
   }
+  ids.push(...(await geminiTraffic(callWithSecrets)));
   // A request the gateway refuses (malformed) with a key in it: logged as refused, key not.
   const refused = await fetch(`${gateway.url}/v1/chat/completions`, {
     method: 'POST',
@@ -275,6 +287,66 @@ async function traffic(): Promise<string[]> {
   });
   expect(refused.status).toBe(400);
   for (const id of ids) expect(id).toMatch(/^rcpt_/);
+  return ids;
+}
+
+/**
+ * Gemini: the agent's key in `x-goog-api-key` (the SDK) and in the URL (`?key=`), secrets in the
+ * conversation and in the function call answered, streamed and not; requests refused and routes
+ * missed with the key in their URL; a provider error echoing the key.
+ */
+async function geminiTraffic(callWithSecrets: object): Promise<string[]> {
+  const ids: string[] = [];
+  const gemini = new GoogleGenAI({
+    apiKey: SECRETS.geminiAgentKey,
+    httpOptions: { baseUrl: gateway.url, headers: { 'x-user-id': 'secret-agent' } },
+  });
+  const request = {
+    model: 'gemini-2.5-flash',
+    contents: [
+      { role: 'user', parts: [{ text: leakyText() }] },
+      { role: 'model', parts: [{ text: 'noted' }] },
+      { role: 'user', parts: [{ text: `mock: ${JSON.stringify(callWithSecrets)}` }] },
+    ],
+    config: { tools: [{ functionDeclarations: [{ name: 'deploy' }, { name: 'delete_repo' }] }] },
+  };
+  const answer = await gemini.models.generateContent(request);
+  expect(JSON.stringify(answer.functionCalls)).toContain(SECRETS.githubToken);
+  ids.push(answer.sdkHttpResponse?.headers?.['x-toolgate-receipt-id'] as string);
+  const chunks = [];
+  for await (const chunk of await gemini.models.generateContentStream(request)) chunks.push(chunk);
+  ids.push(chunks[0]?.sdkHttpResponse?.headers?.['x-toolgate-receipt-id'] as string);
+  const keyed = `key=${SECRETS.geminiAgentKey}`;
+  const viaQuery = await fetch(
+    `${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent?${keyed}`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: request.contents }),
+    },
+  );
+  expect(viaQuery.status).toBe(200);
+  ids.push(viaQuery.headers.get('x-toolgate-receipt-id') as string);
+  for (const [path, status] of [
+    [`/v1beta/models/gemini-2.5-flash:countTokens?${keyed}`, 404],
+    [`/v1beta/models/gemini-2.5-flash:streamGenerateContent?${keyed}`, 400],
+  ] as const) {
+    const refused = await fetch(gateway.url + path, { method: 'POST', body: '{"contents": [' });
+    expect(refused.status).toBe(status);
+  }
+  expect((await fetch(`${gateway.url}/v1beta/models?${keyed}`)).status).toBe(404);
+  const echo = { error: { status: 400, message: `API key not valid: ${SECRETS.geminiAgentKey}` } };
+  const failed = await fetch(
+    `${gateway.url}/v1beta/models/gemini-2.5-flash:generateContent?${keyed}`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ contents: [{ parts: [{ text: `mock: ${JSON.stringify(echo)}` }] }] }),
+    },
+  );
+  expect(failed.status).toBe(400);
+  expect(await failed.text()).toContain('API key not valid: [REDACTED]');
+  ids.push(failed.headers.get('x-toolgate-receipt-id') as string);
   return ids;
 }
 
@@ -374,7 +446,9 @@ describe('secret scan', () => {
     expect((await readFile(gatewayLog, 'utf8')).length).toBeGreaterThan(100);
     expect(database.rows).toBeGreaterThan(ids.length);
     const upstream =
-      JSON.stringify(openaiMock.requests.last()) + JSON.stringify(anthropicMock.requests.last());
+      JSON.stringify(openaiMock.requests.last()) +
+      JSON.stringify(anthropicMock.requests.last()) +
+      JSON.stringify(geminiMock.requests.last());
     for (const name of ['awsKey', 'githubToken', 'slackToken', 'password'] as const) {
       expect(upstream, `${name} reached the provider`).toContain(SECRETS[name]);
     }

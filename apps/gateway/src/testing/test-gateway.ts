@@ -10,7 +10,7 @@ import {
   SEED_PROVIDER_PROFILES,
 } from '@toolgate/core';
 import { createMockProvider, type MockProvider } from '@toolgate/mock-provider';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { BundleStore } from '../bundle/bundle-store.ts';
 import type { CallGates } from '../calls/call-gates.ts';
 import { createGateway } from '../create-gateway.ts';
@@ -75,6 +75,9 @@ export async function startTestGateway(
     spoolMaxBytes?: number;
     upstreamUrl?: string;
     openaiApiKey?: string;
+    geminiApiKey?: string;
+    /** The gateway's logger; silent by default. */
+    log?: Logger;
     /** Largest agent request (BODY_LIMIT); 16 MiB by default. */
     bodyLimit?: number;
     /** Where receipts go instead of the spool's recorder (a sink that fails, for fault tests). */
@@ -86,7 +89,7 @@ export async function startTestGateway(
   } = {},
 ): Promise<TestGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-gateway-'));
-  const log = pino({ level: 'silent' });
+  const log = options.log ?? pino({ level: 'silent' });
   const mock = await createMockProvider();
   const upstreamUrl = options.upstreamUrl ?? mock.url;
   const maxBytes = options.spoolMaxBytes ?? 64 * 1024 * 1024;
@@ -100,7 +103,9 @@ export async function startTestGateway(
   const upstreams = new Upstreams({
     openaiBaseUrl: upstreamUrl,
     anthropicBaseUrl: upstreamUrl,
+    geminiBaseUrl: upstreamUrl,
     openaiApiKey: options.openaiApiKey,
+    geminiApiKey: options.geminiApiKey,
     timeoutMs: 10_000,
   });
   const recorder = options.recorder ?? new ReceiptRecorder(spool);

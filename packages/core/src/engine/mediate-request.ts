@@ -37,6 +37,7 @@ import {
   setDeclaration,
 } from './rule-application.ts';
 import { anthropicMessagesAdapter } from './surfaces/anthropic-messages.ts';
+import { geminiAdapter } from './surfaces/gemini.ts';
 import { mcpToolsAdapterFor } from './surfaces/mcp-tools.ts';
 import { openAIChatAdapter } from './surfaces/openai-chat.ts';
 import { openAIFunctionsAdapter } from './surfaces/openai-functions.ts';
@@ -55,6 +56,11 @@ export interface MediationInput {
   hostedTools?: ReadonlyArray<ToolDeclarationInput>;
   /** Approvals and rate-limit buckets for call-time rules (call-gate.ts). */
   gate?: CallGate;
+  /**
+   * The model and stream flag of a surface that carries them outside the body: Gemini names
+   * both in the URL path (`models/{model}:streamGenerateContent`). Absent: read from the body.
+   */
+  target?: { model: string; stream: boolean };
 }
 
 export type { CatalogOutcome } from './provider-request.ts';
@@ -86,6 +92,7 @@ export interface MediationResult {
 const ADAPTERS: Record<Exclude<Surface, 'mcp'>, SurfaceAdapter> = {
   'openai-chat': openAIChatAdapter,
   'anthropic-messages': anthropicMessagesAdapter,
+  gemini: geminiAdapter,
 };
 
 /**
@@ -102,6 +109,7 @@ function adapterFor(surface: Surface, body: JsonObject): SurfaceAdapter {
 const REQUEST_KIND: Record<Surface, string> = {
   'openai-chat': 'ChatCompletionRequest',
   'anthropic-messages': 'MessagesRequest',
+  gemini: 'GenerateContentRequest',
   mcp: 'McpToolList',
 };
 const MODE_RANK = new Map(MediationModes.options.map((mode, rank) => [mode, rank]));
@@ -118,26 +126,29 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
     throw new ValidationError(kind, [{ field: '(root)', message: 'must be a JSON object' }]);
   }
   const adapter = adapterFor(input.surface, body);
-  if (typeof body.model !== 'string' || body.model === '') {
+  const model = input.target?.model ?? body.model;
+  if (input.target !== undefined && !namesTarget(body.model, input.target.model)) {
+    // The provider could route on a body `model` other than the path's, past `match.model`.
+    throw new ValidationError(kind, [
+      { field: 'model', message: 'must be the model named in the URL path, or left out' },
+    ]);
+  }
+  if (typeof model !== 'string' || model === '') {
     throw new ValidationError(kind, [{ field: 'model', message: 'is required' }]);
   }
-  const modelProblem = receiptTextProblem(body.model, RECEIPT_LIMITS.model);
+  const modelProblem = receiptTextProblem(model, RECEIPT_LIMITS.model);
   if (modelProblem !== undefined) {
     // The receipt records the model: one it could not hold is refused before the provider.
     throw new ValidationError(kind, [{ field: 'model', message: modelProblem }]);
   }
-  const facts: RequestFacts = {
-    surface: input.surface,
-    model: body.model,
-    identity: input.identity ?? {},
-  };
+  const facts: RequestFacts = { surface: input.surface, model, identity: input.identity ?? {} };
   const tools = [...adapter.readTools(body), ...hostedTools(adapter, input.hostedTools ?? [])];
   const applicable = bundle.rules.filter((rule) => rule.appliesTo(facts));
   if (
     bundle.callRulesReadHistory ||
     applicable.some((rule) => rule.condition?.readsHistory === true)
   ) {
-    facts.history = readHistory(input.surface, body);
+    facts.history = adapter.readHistory?.(body) ?? readHistory(input.surface, body);
   }
   const outcomes = evaluateConditions(applicable, tools, facts);
   const catalog = memoizedCatalog(bundle, adapter, body, tools, applicable, outcomes, kind);
@@ -153,16 +164,23 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
   return {
     body: catalog.changed ? writeRequest(body, catalog, adapter) : body,
     changed: catalog.changed,
-    model: body.model,
-    stream: body.stream === true,
+    model,
+    stream: input.target?.stream ?? body.stream === true,
     ...(catalog.mediation ? { mediation: catalog.mediation } : {}),
     tools: catalog.tools,
     schemas: catalog.schemas,
     policies: bundle.policies,
     response: responseFor(input.gate),
     responseFor,
-    toolResults: readToolResults(bundle, input.surface, body, facts.identity),
+    toolResults: adapter.readToolResults
+      ? adapter.readToolResults(bundle, body, facts.identity)
+      : readToolResults(bundle, input.surface, body, facts.identity),
   };
+}
+
+/** Whether a body's `model` is absent or names the target's model (`m` or `models/m`). */
+function namesTarget(bodyModel: JsonValue | undefined, model: string): boolean {
+  return bodyModel === undefined || bodyModel === model || bodyModel === `models/${model}`;
 }
 
 /**
@@ -293,7 +311,7 @@ function identifyOriginal(
 ): KnownDeclaration {
   const known = cache.identify(tool.raw);
   if (known !== undefined) return known;
-  const field = isListed(tool) ? `${tool.origin}[${index}]` : tool.origin;
+  const field = tool.path ?? (isListed(tool) ? `${tool.origin}[${index}]` : tool.origin);
   throw new ValidationError(kind, [
     { field, message: 'must be valid I-JSON (no lone surrogates or non-finite numbers)' },
   ]);

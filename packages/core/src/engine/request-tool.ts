@@ -1,6 +1,11 @@
 import type { JsonObject, JsonValue } from '../json/json-value.ts';
 import type { ToolDeclarationInput } from '../resources/mediation-policy.ts';
 import type { DeclaredBy, ExecutedBy, Surface } from '../resources/vocabulary.ts';
+import type { ActionIdentity } from './action.ts';
+import type { CompiledBundle } from './compile-bundle.ts';
+import type { ProviderNameRule } from './provider-names.ts';
+import type { HistoryCall } from './rule-condition.ts';
+import type { ToolResults } from './tool-results.ts';
 import { replacementParts } from './tool-schema.ts';
 
 /** A tool as the engine sees it, whatever surface it came from. */
@@ -33,6 +38,11 @@ export interface RequestTool {
    * hosted tool index).
    */
   readonly index: number;
+  /**
+   * The declaration's field path when `origin[index]` is not it: Gemini nests declarations in
+   * `tools[i].functionDeclarations[j]`, and a built-in tool is the field `tools[i].googleSearch`.
+   */
+  readonly path?: string;
 }
 
 /** The parts of a function tool that rules edit. */
@@ -67,6 +77,8 @@ export interface SurfaceAdapter {
    * them, not an LLM provider). Absent: illegal names get an alias.
    */
   readonly aliasIllegalNames?: false;
+  /** The provider's function-name rule; absent: OpenAI's and Anthropic's `[a-zA-Z0-9_-]{1,64}`. */
+  readonly nameRule?: ProviderNameRule;
   /** Reads every tool in the request, or throws a ValidationError with field paths. */
   readTools(body: JsonObject): RequestTool[];
   functionParts(raw: JsonObject): FunctionParts;
@@ -80,6 +92,18 @@ export interface SurfaceAdapter {
    * empty), request-level tools dropped when hidden, history tool names renamed.
    */
   writeRequest(body: JsonObject, edit: RequestEdit): JsonObject;
+  /**
+   * The calls earlier in the conversation, for conditions' `history`; absent: read from
+   * `messages` (condition-outcomes.ts). For a surface whose history lives elsewhere (Gemini's
+   * `contents`).
+   */
+  readHistory?(body: JsonObject): HistoryCall[];
+  /** The tool results the request carries; absent: read from `messages` (tool-results.ts). */
+  readToolResults?(
+    bundle: Pick<CompiledBundle, 'metaTools' | 'redact'>,
+    body: JsonObject,
+    identity: ActionIdentity | undefined,
+  ): ToolResults;
 }
 
 export interface RequestEdit {

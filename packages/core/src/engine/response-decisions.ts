@@ -59,6 +59,12 @@ const HOSTED_CAPABILITY: Record<string, string> = {
   web_search: 'wardwright.web_search.v1',
   web_fetch: 'wardwright.url_fetch.v1',
   code_execution: 'wardwright.code_exec.v1',
+  // Gemini's built-in tools, by request field.
+  googleSearch: 'wardwright.web_search.v1',
+  googleSearchRetrieval: 'wardwright.web_search.v1',
+  urlContext: 'wardwright.url_fetch.v1',
+  codeExecution: 'wardwright.code_exec.v1',
+  fileSearch: 'wardwright.file_search.v1',
 };
 const MCP_EVENTS = new Set(['mcp_tool_use', 'mcp_tool_result']);
 

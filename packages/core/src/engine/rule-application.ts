@@ -176,7 +176,10 @@ export function finalizeProviderNames(
   }
   const survivors = entries.filter((e) => e.visible && e.inTools);
   if (adapter.aliasIllegalNames === false) return;
-  const names = assignProviderNames(survivors.map((e) => e.providerName));
+  const names = assignProviderNames(
+    survivors.map((e) => e.providerName),
+    adapter.nameRule,
+  );
   survivors.forEach((entry, i) => {
     const alias = names[i] as string;
     if (alias === entry.providerName || entry.kind !== 'function') return;

@@ -29,14 +29,14 @@ export const NO_TOOL_RESULTS: ToolResults = Object.freeze({
 });
 
 /** A tool result found in the request, before it is hashed. */
-interface FoundResult {
+export interface FoundToolResult {
   id: string;
   content: JsonValue | undefined;
   isError: boolean;
 }
 
 /** A call as an assistant message holds it: the agent-facing name and the raw arguments. */
-interface EchoedCall {
+export interface EchoedCall {
   name: string;
   arguments: unknown;
 }
@@ -61,7 +61,7 @@ export function readToolResults(
   let lastAssistant = messages.length - 1;
   while (lastAssistant >= 0 && !isAssistant(messages[lastAssistant])) lastAssistant--;
   // One more than a receipt records, to know whether any were left out.
-  const found: FoundResult[] = [];
+  const found: FoundToolResult[] = [];
   const max = RECEIPT_LIMITS.toolResults + 1;
   for (let i = lastAssistant + 1; i < messages.length && found.length < max; i++) {
     const message = messages[i];
@@ -72,21 +72,33 @@ export function readToolResults(
   if (found.length === 0) return NO_TOOL_RESULTS;
   const kept = found.slice(0, RECEIPT_LIMITS.toolResults);
   const calls = echoedCalls(messages, lastAssistant, new Set(kept.map((r) => r.id)), anthropic);
-  const entries = kept.map((result) => {
-    const call = calls.get(result.id);
-    const { hash, redacted } = hashToolResult(result.content, bundle.redact);
-    const entry: ToolResultEvidence = {
-      tool_call_id: result.id,
-      result_hash: hash,
-      is_error: result.isError,
-      elapsed_ms: null,
-    };
-    const actionId = call && echoedActionId(call, bundle, identity);
-    if (actionId !== undefined) entry.action_id = actionId;
-    if (redacted.length > 0) entry.redacted_result = redacted;
-    return entry;
-  });
+  const entries = kept.map((result) =>
+    toolResultEvidence(result, calls.get(result.id), bundle, identity),
+  );
   return { entries, truncated: found.length > kept.length };
+}
+
+/**
+ * One result's evidence: its content hashed (redacted as arguments are), linked to the call it
+ * answers by that call's action id when the conversation holds the call.
+ */
+export function toolResultEvidence(
+  result: FoundToolResult,
+  call: EchoedCall | undefined,
+  bundle: Pick<CompiledBundle, 'metaTools' | 'redact'>,
+  identity: ActionIdentity | undefined,
+): ToolResultEvidence {
+  const { hash, redacted } = hashToolResult(result.content, bundle.redact);
+  const entry: ToolResultEvidence = {
+    tool_call_id: result.id,
+    result_hash: hash,
+    is_error: result.isError,
+    elapsed_ms: null,
+  };
+  const actionId = call && echoedActionId(call, bundle, identity);
+  if (actionId !== undefined) entry.action_id = actionId;
+  if (redacted.length > 0) entry.redacted_result = redacted;
+  return entry;
 }
 
 function isAssistant(message: JsonValue | undefined): boolean {
@@ -114,13 +126,13 @@ function echoedActionId(
 }
 
 /** An OpenAI `role: "tool"` message as a result; legacy `role: "function"` ones carry no id. */
-function openAIResult(message: JsonObject, found: FoundResult[]): void {
+function openAIResult(message: JsonObject, found: FoundToolResult[]): void {
   if (message.role !== 'tool' || typeof message.tool_call_id !== 'string') return;
   found.push({ id: message.tool_call_id, content: message.content, isError: false });
 }
 
 /** The `tool_result` blocks of an Anthropic user message, until `found` holds `max`. */
-function anthropicResults(message: JsonObject, found: FoundResult[], max: number): void {
+function anthropicResults(message: JsonObject, found: FoundToolResult[], max: number): void {
   const content = message.content;
   if (!Array.isArray(content)) return;
   for (const block of content) {

@@ -93,7 +93,7 @@ describe('ProviderProfile', () => {
   });
 
   it.each<[Record<string, unknown>, string]>([
-    [{ surface: 'gemini' }, 'spec.surface'],
+    [{ surface: 'cohere-chat' }, 'spec.surface'],
     [{ displayName: '' }, 'spec.displayName'],
     [{ capabilities: undefined }, 'spec.capabilities'],
   ])('rejects spec %j at %s', (spec, field) => {

@@ -1,13 +1,16 @@
 import type { ResponseEvidence } from '../receipt/receipt-schema.ts';
 import { createAnthropicStreamMediator } from '../stream/anthropic-stream.ts';
+import { createGeminiStreamMediator } from '../stream/gemini-stream.ts';
 import { createOpenAIStreamMediator } from '../stream/openai-stream.ts';
 import type { StreamMediator } from '../stream/sse.ts';
 import { enforceAnthropicResponse } from './anthropic-response.ts';
+import { enforceGeminiResponse } from './gemini-response.ts';
 import { enforceOpenAIResponse } from './openai-response.ts';
 import type { ResponseContext } from './response-context.ts';
 
 /** The streaming transformer for the request's surface. */
 export function createStreamMediator(ctx: ResponseContext): StreamMediator {
+  if (ctx.surface === 'gemini') return createGeminiStreamMediator(ctx);
   return ctx.surface === 'openai-chat'
     ? createOpenAIStreamMediator(ctx)
     : createAnthropicStreamMediator(ctx);
@@ -18,6 +21,7 @@ export function enforceResponseBody(
   body: unknown,
   ctx: ResponseContext,
 ): { body: unknown; evidence: ResponseEvidence } {
+  if (ctx.surface === 'gemini') return enforceGeminiResponse(body, ctx);
   return ctx.surface === 'openai-chat'
     ? enforceOpenAIResponse(body, ctx)
     : enforceAnthropicResponse(body, ctx);

@@ -6,6 +6,12 @@ export {
   enforceAnthropicResponse,
 } from './anthropic-response.ts';
 export {
+  decideGeminiFunctionCall,
+  enforceGeminiChunk,
+  enforceGeminiResponse,
+  PARTIAL_CALL_REASON,
+} from './gemini-response.ts';
+export {
   decideOpenAIToolCall,
   type EnforcedResponse,
   enforceOpenAIResponse,

@@ -82,3 +82,55 @@ describe('sanitizeProviderError', () => {
     expect(JSON.parse(out).error.message).toBe('Invalid key [REDACTED] \ufffd');
   });
 });
+
+describe('Gemini errors', () => {
+  it('are Google’s {error: {code, message, status}}, the status canonical for the code', () => {
+    expect(
+      providerError('gemini', 400, 'tools[0].functionDeclarations[2].name: is required'),
+    ).toEqual({
+      error: {
+        code: 400,
+        message: 'tools[0].functionDeclarations[2].name: is required',
+        status: 'INVALID_ARGUMENT',
+      },
+    });
+    const statuses = [401, 403, 404, 413, 429, 499, 500, 502, 503, 504].map(
+      (code) => (providerError('gemini', code, 'x').error as { status: string }).status,
+    );
+    expect(statuses).toEqual([
+      'UNAUTHENTICATED',
+      'PERMISSION_DENIED',
+      'NOT_FOUND',
+      'INVALID_ARGUMENT',
+      'RESOURCE_EXHAUSTED',
+      'CANCELLED',
+      'INTERNAL',
+      'UNAVAILABLE',
+      'UNAVAILABLE',
+      'DEADLINE_EXCEEDED',
+    ]);
+  });
+
+  it('pass on clean, and lose everything but code, message and status otherwise', () => {
+    const clean = '{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED"}}';
+    expect(sanitizeProviderError('gemini', 429, clean)).toBe(clean);
+    const key = `AIza${'Sy0123456789abcdefghijklmnopqrstuvw'}`;
+    const body = JSON.stringify({
+      error: {
+        code: 400,
+        message: `API key not valid: ${key}`,
+        status: 'INVALID_ARGUMENT',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', metadata: { CANARY } }],
+      },
+      candidates: [
+        { content: { parts: [{ functionCall: { name: 'delete_repo', args: CANARY } }] } },
+      ],
+    });
+    const out = sanitizeProviderError('gemini', 400, body);
+    expect(out).not.toContain(CANARY);
+    expect(out).not.toContain(key);
+    expect(JSON.parse(out)).toEqual({
+      error: { code: 400, message: 'API key not valid: [REDACTED]', status: 'INVALID_ARGUMENT' },
+    });
+  });
+});

@@ -33,6 +33,8 @@ export function providerError(
     if (details !== undefined) error.details = details;
     return { type: 'error', error };
   }
+  if (surface === 'gemini')
+    return { error: { code: status, message, status: googleStatus(status) } };
   return { error: { message, type: openAIType(status), param: null, code: null } };
 }
 
@@ -69,6 +71,8 @@ export function sanitizeProviderError(surface: Surface, status: number, text: st
     clean = { type: 'error', error: anthropicError(error, status, message) };
     const requestId = shortString((parsed as JsonObject).request_id);
     if (requestId !== undefined) clean.request_id = requestId;
+  } else if (surface === 'gemini') {
+    clean = { error: googleError(error, status, message) };
   } else {
     clean = { error: openAIError(error, status, message) };
   }
@@ -85,6 +89,16 @@ function openAIError(error: JsonObject, status: number, message: string): JsonOb
     out.code = shortString(error.code) ?? (typeof error.code === 'number' ? error.code : null);
   }
   return out;
+}
+
+/** Google's `{code, message, status}`; `details` (typed protobuf messages) is dropped. */
+function googleError(error: JsonObject, status: number, message: string): JsonObject {
+  const code = error.code;
+  return {
+    code: typeof code === 'number' && Number.isInteger(code) ? code : status,
+    message,
+    status: shortString(error.status) ?? googleStatus(status),
+  };
 }
 
 function anthropicError(error: JsonObject, status: number, message: string): JsonObject {
@@ -142,6 +156,21 @@ function openAIType(status: number): string {
   if (status === 403) return 'permission_error';
   if (status === 429) return 'rate_limit_error';
   return 'api_error';
+}
+
+/** The canonical Google RPC status an HTTP status stands for (google.rpc.Code). */
+function googleStatus(status: number): string {
+  if (status === 400 || status === 413 || status === 422) return 'INVALID_ARGUMENT';
+  if (status === 401) return 'UNAUTHENTICATED';
+  if (status === 403) return 'PERMISSION_DENIED';
+  if (status === 404) return 'NOT_FOUND';
+  if (status === 409) return 'ABORTED';
+  if (status === 429) return 'RESOURCE_EXHAUSTED';
+  if (status === 499) return 'CANCELLED';
+  if (status === 501) return 'UNIMPLEMENTED';
+  if (status === 502 || status === 503) return 'UNAVAILABLE';
+  if (status === 504) return 'DEADLINE_EXCEEDED';
+  return status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION';
 }
 
 function anthropicType(status: number): string {

@@ -8,6 +8,7 @@ import type { Fidelity } from '../resources/vocabulary.ts';
 import { CAPABILITY_CONTRACT_IDS } from '../resources/vocabulary.ts';
 import { parseOrThrow } from '../validate.ts';
 import { SEED_CAPABILITY_CONTRACTS, SEED_LABEL, seedUid } from './capability-contracts.ts';
+import { GEMINI_PROFILE } from './gemini-profile.ts';
 import {
   ANTHROPIC_MESSAGES_PROFILE,
   OPENAI_CHAT_PROFILE,
@@ -25,10 +26,15 @@ function profileNamed(name: string) {
 
 describe('SEED_PROVIDER_PROFILES', () => {
   it('holds one profile per surface', () => {
-    expect(SEED_PROVIDER_PROFILES).toEqual([OPENAI_CHAT_PROFILE, ANTHROPIC_MESSAGES_PROFILE]);
+    expect(SEED_PROVIDER_PROFILES).toEqual([
+      OPENAI_CHAT_PROFILE,
+      ANTHROPIC_MESSAGES_PROFILE,
+      GEMINI_PROFILE,
+    ]);
     expect(SEED_PROVIDER_PROFILES.map((p) => p.spec.surface)).toEqual([
       'openai-chat',
       'anthropic-messages',
+      'gemini',
     ]);
   });
 
@@ -90,12 +96,42 @@ describe('the seeded fidelity matrix', () => {
         'wardwright.mcp_tool.v1': 'provider_attested',
       },
     ],
+    [
+      'gemini',
+      {
+        'wardwright.web_search.v1': 'provider_attested',
+        'wardwright.url_fetch.v1': 'provider_attested',
+        'wardwright.file_search.v1': 'provider_attested',
+        'wardwright.code_exec.v1': 'normalized',
+        'wardwright.computer_use.v1': 'opaque',
+        'wardwright.mcp_tool.v1': 'opaque',
+      },
+    ],
   ])('%s', (name, expected) => {
     const profile = profileNamed(name);
     const actual = Object.fromEntries(
       CAPABILITY_CONTRACT_IDS.map((id) => [id, fidelityFor(profile.spec, id)]),
     );
     expect(actual).toEqual(expected);
+  });
+
+  it('claims for Gemini only what its wire format carries', () => {
+    const claim = (contract: string) =>
+      GEMINI_PROFILE.spec.capabilities.find((c) => c.contract === contract);
+    // Each offered cell cites the documented field names its evidence is read from.
+    expect(claim('wardwright.web_search.v1')?.eventShape).toMatch(
+      /groundingMetadata.*webSearchQueries.*groundingChunks.*groundingSupports/s,
+    );
+    expect(claim('wardwright.url_fetch.v1')?.eventShape).toMatch(
+      /urlContextMetadata.*urlMetadata.*retrievedUrl.*urlRetrievalStatus/s,
+    );
+    expect(claim('wardwright.code_exec.v1')?.eventShape).toMatch(
+      /executableCode.*codeExecutionResult.*outcome/s,
+    );
+    // Search returns queries but not results: weaker than Anthropic's full result list.
+    expect(fidelityFor(GEMINI_PROFILE.spec, 'wardwright.web_search.v1')).not.toBe(
+      fidelityFor(ANTHROPIC_MESSAGES_PROFILE.spec, 'wardwright.web_search.v1'),
+    );
   });
 
   it('does not claim parity for web search just because both providers have it', () => {
@@ -118,6 +154,12 @@ describe('the seeded fidelity matrix', () => {
     ['anthropic-messages', 'mcp_toolset', 'wardwright.mcp_tool.v1'],
     ['anthropic-messages', 'bash_20250124', undefined],
     ['anthropic-messages', 'web_search_options', undefined],
+    ['gemini', 'googleSearch', 'wardwright.web_search.v1'],
+    ['gemini', 'googleSearchRetrieval', 'wardwright.web_search.v1'],
+    ['gemini', 'urlContext', 'wardwright.url_fetch.v1'],
+    ['gemini', 'codeExecution', 'wardwright.code_exec.v1'],
+    ['gemini', 'fileSearch', 'wardwright.file_search.v1'],
+    ['gemini', 'functionDeclarations', undefined],
   ])('%s maps native type %s to %s', (name, nativeType, contract) => {
     expect(contractForNativeType(profileNamed(name).spec, nativeType)).toBe(contract);
   });

@@ -61,6 +61,21 @@ describe('holdActionableTail', () => {
     expect(m.end()).toBe(toolUse + stop);
   });
 
+  it('holds Gemini functionCall parts and the finishReason chunk, not text that spells them', () => {
+    const m = holdActionableTail(echo(), 'gemini');
+    const chunk = (part: string, finish = '') =>
+      `data: {"candidates":[{"content":{"role":"model","parts":[${part}]}${finish},"index":0}]}\n\n`;
+    const sly = chunk('{"text":"\\"functionCall\\": {\\"finishReason\\":\\"STOP"}');
+    const call = chunk('{"functionCall":{"name":"x","args":{}}}');
+    const last = chunk('{"text":""}', ',"finishReason":"STOP"');
+    expect(m.push(sly)).toBe(sly);
+    expect(m.push(call + sly)).toBe('');
+    expect(m.end()).toBe(call + sly);
+    const f = holdActionableTail(echo(), 'gemini');
+    expect(f.push(sly + last)).toBe(sly);
+    expect(f.end()).toBe(last);
+  });
+
   it('fails the stream when a provider goes on too long after its tail started', () => {
     const m = holdActionableTail(echo(), 'openai-chat', 1000);
     m.push(toolCall);

@@ -13,6 +13,7 @@ const ACTIONABLE: Record<ProviderSurface, RegExp> = {
     /"tool_calls"\s*:\s*\[|"function_call"\s*:\s*\{|"finish_reason"\s*:\s*"|^data: \[DONE\]/m,
   'anthropic-messages':
     /^event: (?:message_delta|message_stop)\s*$|"type"\s*:\s*"(?:tool_use|message_delta|message_stop)"/m,
+  gemini: /"functionCall"\s*:\s*\{|"finishReason"\s*:\s*"/,
 };
 
 /** Held output past which the stream is failed instead (a provider that never stops). */

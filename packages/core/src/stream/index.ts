@@ -1,4 +1,5 @@
 export { createAnthropicStreamMediator } from './anthropic-stream.ts';
+export { createGeminiStreamMediator } from './gemini-stream.ts';
 export { HeldTailTooLargeError, holdActionableTail } from './held-tail.ts';
 export { createOpenAIStreamMediator } from './openai-stream.ts';
 export {

@@ -14,19 +14,24 @@ const list = (kind: string, items: readonly unknown[]) => ({
 
 afterEach(() => vi.unstubAllGlobals());
 
+/** The page on the seeded contracts and profiles. */
+function renderSeeded() {
+  renderWithApi(<FidelityPage />, {
+    route: '/fidelity',
+    responses: {
+      [`GET ${P}/capabilitycontracts`]: {
+        body: list('CapabilityContractList', SEED_CAPABILITY_CONTRACTS),
+      },
+      [`GET ${P}/providerprofiles`]: {
+        body: list('ProviderProfileList', SEED_PROVIDER_PROFILES),
+      },
+    },
+  });
+}
+
 describe('FidelityPage', () => {
   it('names contracts by title with the wire id kept, and every level by name and mark', async () => {
-    renderWithApi(<FidelityPage />, {
-      route: '/fidelity',
-      responses: {
-        [`GET ${P}/capabilitycontracts`]: {
-          body: list('CapabilityContractList', SEED_CAPABILITY_CONTRACTS),
-        },
-        [`GET ${P}/providerprofiles`]: {
-          body: list('ProviderProfileList', SEED_PROVIDER_PROFILES),
-        },
-      },
-    });
+    renderSeeded();
     const row = await screen.findByRole('row', { name: /Web search/ });
     const header = within(row).getByRole('rowheader');
     expect(header.getAttribute('title')).toBe('wardwright.web_search.v1');
@@ -42,5 +47,22 @@ describe('FidelityPage', () => {
       '△ Provider-attested provider_attested',
       '? Opaque opaque',
     ]);
+  });
+
+  it('shows a column per seeded profile, Gemini’s among them', async () => {
+    renderSeeded();
+    const table = await screen.findByRole('table');
+    const columns = within(table)
+      .getAllByRole('columnheader')
+      .map((th) => th.textContent);
+    expect(columns).toEqual([
+      'Capability contract',
+      ...SEED_PROVIDER_PROFILES.map((p) => `${p.spec.displayName}${p.spec.surface}`),
+    ]);
+    expect(columns).toContain('Google Geminigemini');
+    const code = screen.getByRole('row', { name: /Code execution/ });
+    expect(
+      within(code).getByRole('button', { name: /Code execution on Google Gemini/ }).textContent,
+    ).toContain('Normalized');
   });
 });
