@@ -23,8 +23,23 @@ export const MockScript = z
     arguments: ToolArguments.optional(),
     /** Several (parallel) tool calls. */
     calls: z.array(MockToolCall).min(1).optional(),
-    /** A provider-hosted tool run inside the reply. */
-    hosted: z.enum(['web_search']).optional(),
+    /**
+     * A provider-hosted tool run inside the reply. `web_search` on every API; the others on the
+     * Responses API only (`/v1/responses`), which hosts them.
+     */
+    hosted: z
+      .enum(['web_search', 'file_search', 'code_interpreter', 'image_generation', 'mcp'])
+      .optional(),
+    /** Responses API, `hosted: "mcp"`: the remote MCP call (default: the first MCP server's `echo`). */
+    mcp: z
+      .strictObject({
+        /** The MCP tool called (`name`), on the first `mcp` tool's server. */
+        tool: z.string().min(1).optional(),
+        arguments: ToolArguments.optional(),
+        /** Ask the agent to approve the call (`mcp_approval_request`) instead of making it. */
+        approval: z.boolean().optional(),
+      })
+      .optional(),
     error: z
       .strictObject({
         status: z.number().int().min(400).max(599),
@@ -97,6 +112,10 @@ export interface WebSearchResult {
 export interface ReplyPlan {
   /** Provider-hosted web search that ran before the text; its first result is cited by the text. */
   webSearch?: { query: string; results: WebSearchResult[] };
+  /** Another provider-hosted tool that ran before the text (Responses API only). */
+  hosted?: Exclude<NonNullable<MockScript['hosted']>, 'web_search'>;
+  /** The remote MCP call of `hosted: "mcp"`. */
+  mcp?: NonNullable<MockScript['mcp']>;
   text: string;
   toolCalls: MockToolCall[];
 }
@@ -128,8 +147,15 @@ export function describeTools(tools: DeclaredTool[]): string {
 export function planReply(script: MockScript, tools: DeclaredTool[], userText: string): ReplyPlan {
   const toolCalls = plannedCalls(script, tools);
   const webSearch = script.hosted === 'web_search' ? searchFor(userText) : undefined;
+  const hosted = script.hosted === 'web_search' ? undefined : script.hosted;
   const fallback = webSearch ? WEB_SEARCH_ANSWER : toolCalls.length ? '' : describeTools(tools);
-  return { ...(webSearch ? { webSearch } : {}), text: script.text ?? fallback, toolCalls };
+  return {
+    ...(webSearch ? { webSearch } : {}),
+    ...(hosted ? { hosted } : {}),
+    ...(script.mcp ? { mcp: script.mcp } : {}),
+    text: script.text ?? fallback,
+    toolCalls,
+  };
 }
 
 function plannedCalls(script: MockScript, tools: DeclaredTool[]): MockToolCall[] {

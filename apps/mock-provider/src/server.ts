@@ -11,6 +11,7 @@ import * as anthropic from './anthropic.ts';
 import { conversationHash, deriveId, estimateTokens } from './ids.ts';
 import * as openai from './openai.ts';
 import { RequestLog } from './request-log.ts';
+import * as responses from './responses.ts';
 import { type DeclaredTool, planReply, type ReplyPlan, resolveScript } from './script.ts';
 import { encodeSse, type SseEvent } from './sse.ts';
 
@@ -88,6 +89,33 @@ function openAIDialect(created: number): Dialect {
   };
 }
 
+function responsesDialect(created: number): Dialect {
+  return {
+    path: '/v1/responses',
+    requestIdHeader: 'x-request-id',
+    error: openai.openAIError,
+    prepare(body, requestHash) {
+      const parsed = responses.ResponsesRequest.safeParse(body);
+      if (!parsed.success) return { ok: false, message: z.prettifyError(parsed.error) };
+      const request = parsed.data;
+      const ctx: responses.ResponsesContext = {
+        requestHash,
+        created,
+        request,
+        inputTokens: estimateTokens([request.instructions, request.input, request.tools]),
+      };
+      return {
+        ok: true,
+        stream: request.stream === true,
+        tools: responses.declaredTools(request),
+        userText: responses.lastUserText(request),
+        body: (plan) => responses.responseBody(plan, ctx),
+        events: (plan) => responses.responseEvents(plan, ctx),
+      };
+    },
+  };
+}
+
 const anthropicDialect: Dialect = {
   path: '/v1/messages',
   requestIdHeader: 'request-id',
@@ -131,10 +159,11 @@ function write(reply: FastifyReply, chunk: string): Promise<void> {
   return new Promise((resolve) => reply.raw.write(chunk, () => resolve()));
 }
 
-/** A Fastify server speaking both provider APIs, listening; see the README for the scripts. */
+/** A Fastify server speaking the provider APIs, listening; see the README for the scripts. */
 export async function createMockProvider(options: MockProviderOptions = {}): Promise<MockProvider> {
   const requests = new RequestLog(options.requestLogSize);
-  const dialects = [openAIDialect(options.created ?? DEFAULT_CREATED), anthropicDialect];
+  const created = options.created ?? DEFAULT_CREATED;
+  const dialects = [openAIDialect(created), anthropicDialect, responsesDialect(created)];
   const app = Fastify({
     logger: options.logger ?? false,
     bodyLimit: 32 * 1024 * 1024,

@@ -35,6 +35,7 @@ const REQUEST_TIMEOUT_MS = 15_000;
 const ENDPOINTS: Record<ProviderSurface, string> = {
   'openai-chat': '/v1/chat/completions',
   'anthropic-messages': '/v1/messages',
+  'openai-responses': '/v1/responses',
 };
 
 /** Hide, tighten, replace and rename: every mediation path sees the generated tools. */
@@ -93,9 +94,35 @@ const anthropicTool = (name: string, schema: unknown = { type: 'object', propert
   description: `${name} tool`,
   input_schema: schema,
 });
+const responsesTool = (name: string, parameters: unknown = { type: 'object', properties: {} }) => ({
+  type: 'function',
+  name,
+  description: `${name} tool`,
+  parameters,
+  strict: false,
+});
+
+/** A tool declaration in the surface's own shape. */
+function toolOf(surface: ProviderSurface, name: string, schema?: unknown) {
+  if (surface === 'openai-chat') return openAITool(name, schema);
+  return surface === 'openai-responses' ? responsesTool(name, schema) : anthropicTool(name, schema);
+}
 
 function template(surface: ProviderSurface): Record<string, unknown> {
   const names = ['search', 'delete_repo', 'fetch', 'github/create_issue'];
+  if (surface === 'openai-responses') {
+    return {
+      model: 'gpt-4.1-mini',
+      instructions: 'Be brief.',
+      input: [
+        { role: 'user', content: 'Find the retry settings.' },
+        { type: 'function_call', call_id: 'call_1', name: 'search', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'none found' },
+      ],
+      tools: [...names.map((name) => responsesTool(name)), { type: 'web_search' }],
+      tool_choice: 'auto',
+    };
+  }
   return surface === 'openai-chat'
     ? {
         model: 'gpt-4o-mini',
@@ -179,9 +206,7 @@ const hostileSchema = fc.oneof(
 function hostileTools(surface: ProviderSurface): fc.Arbitrary<Attempt> {
   const tool = fc
     .record({ name: hostileName, schema: hostileSchema })
-    .map(({ name, schema }) =>
-      surface === 'openai-chat' ? openAITool(name, schema) : anthropicTool(name, schema),
-    );
+    .map(({ name, schema }) => toolOf(surface, name, schema));
   const base = template(surface);
   return fc.oneof(
     fc
@@ -190,14 +215,12 @@ function hostileTools(surface: ProviderSurface): fc.Arbitrary<Attempt> {
     fc
       .record({ name: hostileName, copies: fc.constantFrom(2, 50) })
       .map(({ name, copies }) =>
-        json({ ...base, tools: new Array(copies).fill(openAITool(name)) }),
+        json({ ...base, tools: new Array(copies).fill(toolOf(surface, name)) }),
       ),
     fc.constantFrom(500, 3000).map((count) =>
       json({
         ...base,
-        tools: Array.from({ length: count }, (_, i) =>
-          surface === 'openai-chat' ? openAITool(`t${i}`) : anthropicTool(`t${i}`),
-        ),
+        tools: Array.from({ length: count }, (_, i) => toolOf(surface, `t${i}`)),
       }),
     ),
     hostileName.map((name) =>

@@ -24,6 +24,7 @@ import { type GatewayProcess, killAllGateways, startGateway } from '../faults/pr
 export const ENDPOINTS: Record<ProviderSurface, string> = {
   'openai-chat': '/v1/chat/completions',
   'anthropic-messages': '/v1/messages',
+  'openai-responses': '/v1/responses',
 };
 
 /** One request as an agent (or an attacker) sends it. */

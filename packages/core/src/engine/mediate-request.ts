@@ -40,6 +40,7 @@ import { anthropicMessagesAdapter } from './surfaces/anthropic-messages.ts';
 import { mcpToolsAdapterFor } from './surfaces/mcp-tools.ts';
 import { openAIChatAdapter } from './surfaces/openai-chat.ts';
 import { openAIFunctionsAdapter } from './surfaces/openai-functions.ts';
+import { openAIResponsesAdapter, RESPONSES_KIND } from './surfaces/openai-responses.ts';
 import { readToolResults, type ToolResults } from './tool-results.ts';
 
 export interface MediationInput {
@@ -86,6 +87,7 @@ export interface MediationResult {
 const ADAPTERS: Record<Exclude<Surface, 'mcp'>, SurfaceAdapter> = {
   'openai-chat': openAIChatAdapter,
   'anthropic-messages': anthropicMessagesAdapter,
+  'openai-responses': openAIResponsesAdapter,
 };
 
 /**
@@ -103,6 +105,7 @@ const REQUEST_KIND: Record<Surface, string> = {
   'openai-chat': 'ChatCompletionRequest',
   'anthropic-messages': 'MessagesRequest',
   mcp: 'McpToolList',
+  'openai-responses': RESPONSES_KIND,
 };
 const MODE_RANK = new Map(MediationModes.options.map((mode, rank) => [mode, rank]));
 
@@ -293,7 +296,11 @@ function identifyOriginal(
 ): KnownDeclaration {
   const known = cache.identify(tool.raw);
   if (known !== undefined) return known;
-  const field = isListed(tool) ? `${tool.origin}[${index}]` : tool.origin;
+  const field = isListed(tool)
+    ? `${tool.origin}[${index}]`
+    : tool.origin === 'native_tools'
+      ? `tools[${tool.index}]`
+      : tool.origin;
   throw new ValidationError(kind, [
     { field, message: 'must be valid I-JSON (no lone surrogates or non-finite numbers)' },
   ]);

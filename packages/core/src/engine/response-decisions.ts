@@ -59,8 +59,18 @@ const HOSTED_CAPABILITY: Record<string, string> = {
   web_search: 'wardwright.web_search.v1',
   web_fetch: 'wardwright.url_fetch.v1',
   code_execution: 'wardwright.code_exec.v1',
+  // OpenAI Responses' hosted tools, by the names its adapter gives them.
+  file_search: 'wardwright.file_search.v1',
+  code_interpreter: 'wardwright.code_exec.v1',
 };
-const MCP_EVENTS = new Set(['mcp_tool_use', 'mcp_tool_result']);
+/** Anthropic's MCP connector blocks and OpenAI Responses' remote MCP output items. */
+const MCP_EVENTS = new Set([
+  'mcp_tool_use',
+  'mcp_tool_result',
+  'mcp_call',
+  'mcp_list_tools',
+  'mcp_approval_request',
+]);
 
 interface CallableTools {
   /** Provider name → the tool the provider may call by it. */
@@ -95,7 +105,7 @@ function mcpServerOf(
   tools: ReadonlyArray<MediatedTool>,
   server: string | undefined,
 ): MediatedTool | undefined {
-  const servers = tools.filter((t) => t.tool.origin === 'mcp_servers');
+  const servers = tools.filter((t) => t.tool.executedBy === 'remote_mcp');
   if (server !== undefined) return servers.find((t) => t.tool.name === server);
   return servers.find(isLiveServer) ?? servers[0];
 }
@@ -264,6 +274,7 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
         policy_state,
         ...(event.sources ? { sources: event.sources } : {}),
         ...(event.error !== undefined ? { error: event.error } : {}),
+        ...(event.container !== undefined ? { container: event.container } : {}),
       };
     },
   };

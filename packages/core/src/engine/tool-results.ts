@@ -6,6 +6,7 @@ import type { Surface } from '../resources/vocabulary.ts';
 import { type ActionIdentity, normalizeAction, parseArguments } from './action.ts';
 import type { CompiledBundle } from './compile-bundle.ts';
 import { redactValue } from './redact.ts';
+import { readResponsesResults } from './surfaces/openai-responses-input.ts';
 
 /**
  * The results of earlier tool calls an agent sent back in one request: what it added since the
@@ -30,9 +31,9 @@ export const NO_TOOL_RESULTS: ToolResults = Object.freeze({
 
 /** A tool result found in the request, before it is hashed. */
 interface FoundResult {
-  id: string;
-  content: JsonValue | undefined;
-  isError: boolean;
+  readonly id: string;
+  readonly content: JsonValue | undefined;
+  readonly isError: boolean;
 }
 
 /** A call as an assistant message holds it: the agent-facing name and the raw arguments. */
@@ -43,7 +44,8 @@ interface EchoedCall {
 
 /**
  * The tool results of `body`: OpenAI `role: "tool"` messages after the last assistant message;
- * Anthropic `tool_result` blocks in the user messages after it. Each is linked to the call of
+ * Anthropic `tool_result` blocks in the user messages after it; OpenAI Responses
+ * `function_call_output` items after the model's last item. Each is linked to the call of
  * the same id in the conversation's assistant messages (the latest one), whose `action_id` is
  * computed exactly as the response side computed it when the call was released; its content is
  * hashed canonically, redacted as arguments are. A request with no such results costs one scan
@@ -55,6 +57,7 @@ export function readToolResults(
   body: JsonObject,
   identity: ActionIdentity | undefined,
 ): ToolResults {
+  if (surface === 'openai-responses') return responsesToolResults(bundle, body, identity);
   const messages = body.messages;
   if (!Array.isArray(messages)) return NO_TOOL_RESULTS;
   const anthropic = surface === 'anthropic-messages';
@@ -72,6 +75,37 @@ export function readToolResults(
   if (found.length === 0) return NO_TOOL_RESULTS;
   const kept = found.slice(0, RECEIPT_LIMITS.toolResults);
   const calls = echoedCalls(messages, lastAssistant, new Set(kept.map((r) => r.id)), anthropic);
+  return resultEntries(kept, calls, found.length > kept.length, bundle, identity);
+}
+
+/**
+ * The results of an OpenAI Responses request: `function_call_output` items (and the outputs of
+ * the other calls the agent runs) after the model's last item, linked to their calls by
+ * `call_id` among the items the request carries.
+ */
+function responsesToolResults(
+  bundle: Pick<CompiledBundle, 'metaTools' | 'redact'>,
+  body: JsonObject,
+  identity: ActionIdentity | undefined,
+): ToolResults {
+  const { results, callsFor } = readResponsesResults(body, RECEIPT_LIMITS.toolResults + 1);
+  if (results.length === 0) return NO_TOOL_RESULTS;
+  const kept = results.slice(0, RECEIPT_LIMITS.toolResults);
+  const calls = new Map<string, EchoedCall>();
+  for (const [id, call] of callsFor(new Set(kept.map((r) => r.id)))) {
+    calls.set(id, { name: call.name, arguments: call.args });
+  }
+  return resultEntries(kept, calls, results.length > kept.length, bundle, identity);
+}
+
+/** Hashed, redacted and linked to their calls: what the receipt records of `kept`. */
+function resultEntries(
+  kept: ReadonlyArray<FoundResult>,
+  calls: ReadonlyMap<string, EchoedCall>,
+  truncated: boolean,
+  bundle: Pick<CompiledBundle, 'metaTools' | 'redact'>,
+  identity: ActionIdentity | undefined,
+): ToolResults {
   const entries = kept.map((result) => {
     const call = calls.get(result.id);
     const { hash, redacted } = hashToolResult(result.content, bundle.redact);
@@ -86,7 +120,7 @@ export function readToolResults(
     if (redacted.length > 0) entry.redacted_result = redacted;
     return entry;
   });
-  return { entries, truncated: found.length > kept.length };
+  return { entries, truncated };
 }
 
 function isAssistant(message: JsonValue | undefined): boolean {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
 /**
- * The API surfaces the gateway speaks: the two LLM provider APIs, and MCP (its `/mcp/<server>`
- * routes, docs/mcp.md).
+ * The API surfaces the gateway speaks: the LLM provider APIs (OpenAI Chat Completions, Anthropic
+ * Messages, OpenAI Responses), and MCP (its `/mcp/<server>` routes, docs/mcp.md).
  */
-export const Surface = z.enum(['openai-chat', 'anthropic-messages', 'mcp']);
+export const Surface = z.enum(['openai-chat', 'anthropic-messages', 'mcp', 'openai-responses']);
 export type Surface = z.infer<typeof Surface>;
 /** The LLM provider surfaces: what the provider proxy, SSE enforcement and provider errors speak. */
 export type ProviderSurface = Exclude<Surface, 'mcp'>;

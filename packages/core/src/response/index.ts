@@ -11,6 +11,7 @@ export {
   enforceOpenAIResponse,
   type OpenAICallDecision,
 } from './openai-response.ts';
+export { enforceResponsesBody } from './openai-responses-response.ts';
 export {
   type ProviderErrorDetails,
   providerError,
