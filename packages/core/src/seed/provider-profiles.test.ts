@@ -8,6 +8,7 @@ import type { Fidelity } from '../resources/vocabulary.ts';
 import { CAPABILITY_CONTRACT_IDS } from '../resources/vocabulary.ts';
 import { parseOrThrow } from '../validate.ts';
 import { SEED_CAPABILITY_CONTRACTS, SEED_LABEL, seedUid } from './capability-contracts.ts';
+import { OPENAI_RESPONSES_PROFILE } from './openai-responses-profile.ts';
 import {
   ANTHROPIC_MESSAGES_PROFILE,
   OPENAI_CHAT_PROFILE,
@@ -25,10 +26,15 @@ function profileNamed(name: string) {
 
 describe('SEED_PROVIDER_PROFILES', () => {
   it('holds one profile per surface', () => {
-    expect(SEED_PROVIDER_PROFILES).toEqual([OPENAI_CHAT_PROFILE, ANTHROPIC_MESSAGES_PROFILE]);
+    expect(SEED_PROVIDER_PROFILES).toEqual([
+      OPENAI_CHAT_PROFILE,
+      ANTHROPIC_MESSAGES_PROFILE,
+      OPENAI_RESPONSES_PROFILE,
+    ]);
     expect(SEED_PROVIDER_PROFILES.map((p) => p.spec.surface)).toEqual([
       'openai-chat',
       'anthropic-messages',
+      'openai-responses',
     ]);
   });
 
@@ -90,12 +96,38 @@ describe('the seeded fidelity matrix', () => {
         'wardwright.mcp_tool.v1': 'provider_attested',
       },
     ],
+    [
+      'openai-responses',
+      {
+        'wardwright.web_search.v1': 'normalized',
+        'wardwright.url_fetch.v1': 'opaque',
+        'wardwright.file_search.v1': 'normalized',
+        'wardwright.code_exec.v1': 'normalized',
+        'wardwright.computer_use.v1': 'pass_through',
+        'wardwright.mcp_tool.v1': 'provider_attested',
+      },
+    ],
   ])('%s', (name, expected) => {
     const profile = profileNamed(name);
     const actual = Object.fromEntries(
       CAPABILITY_CONTRACT_IDS.map((id) => [id, fidelityFor(profile.spec, id)]),
     );
     expect(actual).toEqual(expected);
+  });
+
+  it('proves more of OpenAI’s hosted tools on Responses than Chat Completions can express', () => {
+    const better = CAPABILITY_CONTRACT_IDS.filter(
+      (id) =>
+        fidelityFor(OPENAI_RESPONSES_PROFILE.spec, id) !==
+        fidelityFor(OPENAI_CHAT_PROFILE.spec, id),
+    );
+    expect(better).toEqual([
+      'wardwright.web_search.v1',
+      'wardwright.file_search.v1',
+      'wardwright.code_exec.v1',
+      'wardwright.computer_use.v1',
+      'wardwright.mcp_tool.v1',
+    ]);
   });
 
   it('does not claim parity for web search just because both providers have it', () => {
@@ -118,6 +150,14 @@ describe('the seeded fidelity matrix', () => {
     ['anthropic-messages', 'mcp_toolset', 'wardwright.mcp_tool.v1'],
     ['anthropic-messages', 'bash_20250124', undefined],
     ['anthropic-messages', 'web_search_options', undefined],
+    ['openai-responses', 'web_search', 'wardwright.web_search.v1'],
+    ['openai-responses', 'web_search_preview_2025_03_11', 'wardwright.web_search.v1'],
+    ['openai-responses', 'file_search', 'wardwright.file_search.v1'],
+    ['openai-responses', 'code_interpreter', 'wardwright.code_exec.v1'],
+    ['openai-responses', 'computer_use_preview', 'wardwright.computer_use.v1'],
+    ['openai-responses', 'mcp', 'wardwright.mcp_tool.v1'],
+    ['openai-responses', 'web_search_options', undefined],
+    ['openai-responses', 'local_shell', undefined],
   ])('%s maps native type %s to %s', (name, nativeType, contract) => {
     expect(contractForNativeType(profileNamed(name).spec, nativeType)).toBe(contract);
   });

@@ -1,6 +1,8 @@
 import { API_VERSION } from '../resources/envelope.ts';
-import type { ProviderCapability, ProviderProfile } from '../resources/provider-profile.ts';
+import type { ProviderProfile } from '../resources/provider-profile.ts';
 import { seedObjectMeta } from './capability-contracts.ts';
+import { OPENAI_RESPONSES_PROFILE } from './openai-responses-profile.ts';
+import { notOffered } from './profile-cells.ts';
 
 /*
  * The seeded fidelity matrix. Each cell says what a receipt can prove for that provider surface,
@@ -8,29 +10,6 @@ import { seedObjectMeta } from './capability-contracts.ts';
  * providers "do web search", yet one returns the query and every result and the other returns
  * only the links the model chose to cite.
  */
-
-const NOT_APPLICABLE = 'Not applicable: nothing is executed on this surface.';
-
-/** A capability the surface does not host: nothing on the wire, so nothing to prove. */
-function notOffered(contract: string, where: string): ProviderCapability {
-  return {
-    contract,
-    nativeTypes: [],
-    fidelity: 'opaque',
-    requestSchema: 'Not offered on this surface.',
-    eventShape: 'None.',
-    citations: 'None.',
-    gaps: [
-      `Not offered on this surface. ${where}`,
-      'A function tool the agent declares and executes itself (e.g. its own implementation of ' +
-        'this capability) is agent execution passed through unchanged, not this provider-hosted ' +
-        'contract, and is receipted as an ordinary tool call.',
-    ],
-    approval: NOT_APPLICABLE,
-    replay: NOT_APPLICABLE,
-    privacy: NOT_APPLICABLE,
-  };
-}
 
 const CHAT_COMPLETIONS_FUNCTION_TOOLS_ONLY =
   'Chat Completions accepts function tools only; provider-hosted tools live in the Responses API';
@@ -317,4 +296,5 @@ export const ANTHROPIC_MESSAGES_PROFILE: ProviderProfile = {
 export const SEED_PROVIDER_PROFILES: readonly ProviderProfile[] = [
   OPENAI_CHAT_PROFILE,
   ANTHROPIC_MESSAGES_PROFILE,
+  OPENAI_RESPONSES_PROFILE,
 ];
