@@ -299,7 +299,7 @@ describe('enforceResponsesBody: provider-run items', () => {
     );
     const output = (body as JsonObject).output as JsonObject[];
     expect(output.map((i) => i.type)).toEqual(['file_search_call', 'message']);
-    const annotations = (output[1]?.content as JsonObject[])[0]?.annotations;
+    const annotations = ((output[1] as JsonObject).content as JsonObject[])[0]?.annotations;
     expect(annotations).toEqual([
       { type: 'file_citation', file_id: 'file-1', filename: 'a.md', index: 0 },
     ]);

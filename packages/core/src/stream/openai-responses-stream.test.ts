@@ -235,7 +235,7 @@ describe('createOpenAIResponsesStreamMediator', () => {
       'response.function_call_arguments.done',
       'response.output_item.done',
     ]);
-    expect((events[0]?.data.item as Json).arguments).toBe('');
+    expect(((events[0] as { data: Json }).data.item as Json).arguments).toBe('');
     expect(events[1]?.data.delta).toBe('{"title":"rain"}');
     expect(events[2]?.data).toMatchObject({
       name: 'github/create_issue',
@@ -336,7 +336,7 @@ describe('createOpenAIResponsesStreamMediator', () => {
     expect(annotationIndices).toEqual([0, 1]);
     const items = accumulate(output);
     expect(items.map((i) => i.type)).toEqual(['message']);
-    expect(((items[0]?.content as Json[])[0] as Json).annotations).toHaveLength(2);
+    expect((((items[0] as Json).content as Json[])[0] as Json).annotations).toHaveLength(2);
     expect(evidence.hosted_tool_events.map((e) => [e.provider_type, e.policy_state])).toEqual([
       ['web_search_call:web_search', 'blocked'],
       ['url_citation:web_search', 'blocked'],
