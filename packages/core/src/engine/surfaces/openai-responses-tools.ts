@@ -1,4 +1,9 @@
-import { isJsonObject, type JsonObject, setJsonKey } from '../../json/json-value.ts';
+import {
+  isJsonObject,
+  type JsonObject,
+  type JsonValue,
+  setJsonKey,
+} from '../../json/json-value.ts';
 import type { ExecutedBy } from '../../resources/vocabulary.ts';
 import { scrubSecrets } from '../../secrets.ts';
 import { REDACTED } from '../redact.ts';
@@ -70,6 +75,18 @@ const HOSTED_SHELL: NativeTool = {
   capability: 'wardwright.code_exec.v1',
 };
 const LOCAL_SHELL: NativeTool = { name: 'shell', executedBy: 'agent' };
+
+/**
+ * Whether a declaration is a provider-run typed tool (`native_tools`): offered as a whole, never
+ * called by name. Agent-run typed tools (computer, shells, patches) are not: they are written
+ * back with the function tools.
+ */
+export function isProviderRun(raw: JsonValue): boolean {
+  if (!isJsonObject(raw) || typeof raw.type !== 'string') return false;
+  if (raw.type === 'mcp') return true;
+  const native = raw.type === 'shell' ? shellTool(raw) : NATIVE_TOOLS[raw.type];
+  return native?.executedBy === 'provider';
+}
 
 /** The name rules match a typed tool by, for tool_choice references (`{type: "file_search"}`). */
 export function nativeToolName(type: string): string | undefined {
@@ -169,7 +186,7 @@ function mcpServer(label: string, raw: JsonObject, index: number): RequestTool {
  */
 export function withoutCredentials(raw: JsonObject): JsonObject {
   let out: JsonObject | undefined;
-  const set = (key: string, value: JsonObject[string]) => {
+  const set = (key: string, value: JsonValue) => {
     out ??= { ...raw };
     setJsonKey(out, key, value);
   };

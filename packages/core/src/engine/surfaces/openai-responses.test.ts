@@ -319,6 +319,8 @@ describe('openai-responses: the request as received', () => {
       ['computer', 'agent', 'allowed'],
       ['local_shell', 'agent', 'hidden'],
     ]);
+    // Written back with the function tools: the hidden one is gone.
+    expect(toolNames(result.body)).toEqual(['computer_use_preview']);
     expect(result.response.decideCall('c1', 'computer', { type: 'click' }).policy_state).toBe(
       'allowed',
     );

@@ -1,7 +1,7 @@
-import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
+import { isJsonObject, type JsonObject } from '../../json/json-value.ts';
 import type { FunctionParts, OfferedTool, SurfaceAdapter, ToolChoice } from '../request-tool.ts';
 import { readResponsesInput, renameInputItem } from './openai-responses-input.ts';
-import { nativeToolName, readResponsesTools } from './openai-responses-tools.ts';
+import { isProviderRun, nativeToolName, readResponsesTools } from './openai-responses-tools.ts';
 import { RequestProblems, ToolListMemo, withKey } from './request-fields.ts';
 
 export const RESPONSES_KIND = 'ResponsesRequest';
@@ -100,10 +100,10 @@ export const openAIResponsesAdapter: SurfaceAdapter = {
     const hidden = new Set(
       edit.hiddenRequestLevel.filter((t) => t.origin === 'native_tools').map((t) => t.index),
     );
-    // Typed tools the provider keeps come from the request itself: the engine's copy of an MCP
-    // tool has its credentials redacted.
+    // Provider-run typed tools it keeps come from the request itself: the engine's copy of an
+    // MCP tool has its credentials redacted.
     const typed = Array.isArray(body.tools)
-      ? body.tools.filter((tool, index) => isTyped(tool) && !hidden.has(index))
+      ? body.tools.filter((tool, index) => isProviderRun(tool) && !hidden.has(index))
       : [];
     const tools = [...edit.declarations, ...typed] as JsonObject[];
     if (tools.length > 0) out.tools = tools;
@@ -118,11 +118,6 @@ export const openAIResponsesAdapter: SurfaceAdapter = {
     return out;
   },
 };
-
-/** A typed (not function or custom) tool of the request's `tools`. */
-function isTyped(tool: JsonValue): boolean {
-  return isJsonObject(tool) && tool.type !== 'function' && tool.type !== 'custom';
-}
 
 /** The agent-facing name a tool_choice reference points at. */
 function refName(ref: JsonObject): string {
