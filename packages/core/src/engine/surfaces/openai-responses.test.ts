@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../errors.ts';
 import { hashLenient } from '../../hash/hash.ts';
+import { jsonObjectUtf8, knownJsonText } from '../../json/json-text.ts';
 import type { JsonObject, JsonValue } from '../../json/json-value.ts';
+import { RequestParser } from '../../json/request-parser.ts';
 import type { MediationPolicySpecInput } from '../../resources/mediation-policy.ts';
 import type { RuleIdentity } from '../identity-match.ts';
 import { type MediationInput, mediateRequest } from '../mediate-request.ts';
@@ -339,6 +341,28 @@ describe('openai-responses: the request as received', () => {
     });
     const local = mediate({ rules: [] }, request([{ type: 'shell' }]));
     expect(local.tools[0]).toMatchObject({ name: 'shell', executed_by: 'agent' });
+  });
+});
+
+describe('openai-responses: an agent resending its tools', () => {
+  it('gets the same provider tools, serialized once, turn after turn', () => {
+    const parser = new RequestParser();
+    const bundle = bundleOf(HIDE_PR);
+    const text = JSON.stringify(
+      request([
+        fn('create_pull_request'),
+        fn('search'),
+        { type: 'web_search' },
+        { type: 'mcp', server_label: 'docs', server_url: 'https://x' },
+      ]),
+    );
+    const turn = () =>
+      mediateRequest(bundle, { surface: 'openai-responses', body: parser.parse(text) }).body;
+    const [first, second, third] = [turn(), turn(), turn()];
+    expect(toolNames(first)).toEqual(['search', 'web_search', 'mcp']);
+    expect(third.tools).toBe(second.tools);
+    expect(knownJsonText(third.tools)).toBe(JSON.stringify(third.tools));
+    expect(Buffer.concat(jsonObjectUtf8(third)).toString()).toBe(JSON.stringify(first));
   });
 });
 

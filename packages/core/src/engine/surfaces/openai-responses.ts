@@ -1,4 +1,5 @@
-import { isJsonObject, type JsonObject } from '../../json/json-value.ts';
+import { rememberJsonText } from '../../json/json-text.ts';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
 import type { FunctionParts, OfferedTool, SurfaceAdapter, ToolChoice } from '../request-tool.ts';
 import { readResponsesInput, renameInputItem } from './openai-responses-input.ts';
 import { isProviderRun, nativeToolName, readResponsesTools } from './openai-responses-tools.ts';
@@ -100,12 +101,7 @@ export const openAIResponsesAdapter: SurfaceAdapter = {
     const hidden = new Set(
       edit.hiddenRequestLevel.filter((t) => t.origin === 'native_tools').map((t) => t.index),
     );
-    // Provider-run typed tools it keeps come from the request itself: the engine's copy of an
-    // MCP tool has its credentials redacted.
-    const typed = Array.isArray(body.tools)
-      ? body.tools.filter((tool, index) => isProviderRun(tool) && !hidden.has(index))
-      : [];
-    const tools = [...edit.declarations, ...typed] as JsonObject[];
+    const tools = providerTools(edit.declarations, body.tools, hidden);
     if (tools.length > 0) out.tools = tools;
     else {
       delete out.tools;
@@ -118,6 +114,36 @@ export const openAIResponsesAdapter: SurfaceAdapter = {
     return out;
   },
 };
+
+/** The provider's tools, per (declarations, request tool list): see {@link providerTools}. */
+const PROVIDER_TOOLS = new WeakMap<object, { source: object; tools: JsonObject[] }>();
+
+/**
+ * The provider's `tools`: the function declarations, then the provider-run typed tools kept,
+ * taken from the request itself (the engine's copy of an MCP tool has its credentials
+ * redacted). Without typed tools it is the declarations array itself, whose JSON text the
+ * engine remembers; with them, the array made for a frozen tool list (an agent resending its
+ * tools) is kept frozen with its text, so serializing it costs no more on the next turn.
+ */
+function providerTools(
+  declarations: ReadonlyArray<JsonObject>,
+  requested: JsonValue | undefined,
+  hidden: ReadonlySet<number>,
+): JsonObject[] {
+  if (!Array.isArray(requested)) return declarations as JsonObject[];
+  const known = PROVIDER_TOOLS.get(declarations);
+  if (known !== undefined && known.source === requested) return known.tools;
+  const typed = requested.filter((tool, index) => isProviderRun(tool) && !hidden.has(index));
+  if (typed.length === 0) return declarations as JsonObject[];
+  const tools = [...declarations, ...typed] as JsonObject[];
+  if (Object.isFrozen(requested) && Object.isFrozen(declarations)) {
+    // Both deep-frozen (the request parser's tool list, the memo's declarations): so is this.
+    Object.freeze(tools);
+    rememberJsonText(tools);
+    PROVIDER_TOOLS.set(declarations, { source: requested, tools });
+  }
+  return tools;
+}
 
 /** The agent-facing name a tool_choice reference points at. */
 function refName(ref: JsonObject): string {
