@@ -14,7 +14,33 @@ const list = (kind: string, items: readonly unknown[]) => ({
 
 afterEach(() => vi.unstubAllGlobals());
 
+const SEEDED = {
+  [`GET ${P}/capabilitycontracts`]: {
+    body: list('CapabilityContractList', SEED_CAPABILITY_CONTRACTS),
+  },
+  [`GET ${P}/providerprofiles`]: { body: list('ProviderProfileList', SEED_PROVIDER_PROFILES) },
+};
+
 describe('FidelityPage', () => {
+  it('shows a column per seeded provider surface, OpenAI Responses beside Chat Completions', async () => {
+    renderWithApi(<FidelityPage />, { route: '/fidelity', responses: SEEDED });
+    const row = await screen.findByRole('row', { name: /Web search/ });
+    const headers = screen.getAllByRole('columnheader').map((th) => th.textContent);
+    expect(headers).toEqual([
+      'Capability contract',
+      ...SEED_PROVIDER_PROFILES.map((p) => `${p.spec.displayName}${p.spec.surface}`),
+    ]);
+    expect(headers).toContain('OpenAI Responsesopenai-responses');
+    const column = (surface: string) =>
+      SEED_PROVIDER_PROFILES.findIndex((p) => p.spec.surface === surface);
+    const cells = within(row)
+      .getAllByRole('button')
+      .map((b) => b.textContent);
+    expect(cells[column('openai-responses')]).toContain('Web search on OpenAI Responses');
+    expect(cells[column('openai-responses')]).toContain('Normalized');
+    expect(cells[column('openai-chat')]).toContain('Provider-attested');
+  });
+
   it('names contracts by title with the wire id kept, and every level by name and mark', async () => {
     renderWithApi(<FidelityPage />, {
       route: '/fidelity',
