@@ -13,6 +13,7 @@ import type { ResponseContext } from '../response/response-context.ts';
 import { responsesErrorEvent } from './openai-responses-events.ts';
 import {
   driveStreamMediator,
+  parseEventData,
   type SseEvent,
   type StreamMediator,
   serializeJsonSse,
@@ -294,7 +295,7 @@ export function createOpenAIResponsesStreamMediator(ctx: ResponseContext): Strea
   }
 
   function handleEvent(event: SseEvent, out: string[]) {
-    const data = event.comment === undefined ? parseJson(event.data) : undefined;
+    const data = event.comment === undefined ? parseEventData(event.data) : undefined;
     if (!isJsonObject(data)) {
       out.push(serializeSse(event));
       return;
@@ -326,13 +327,4 @@ export function createOpenAIResponsesStreamMediator(ctx: ResponseContext): Strea
   }
 
   return driveStreamMediator(evidence, handleEvent, (out) => settleAll([], out));
-}
-
-function parseJson(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }
