@@ -222,7 +222,7 @@ function responsesStream(text: string, calls: ReadonlyArray<Call & { marker: str
     { type: 'response.created', response: { ...body, status: 'in_progress', output: [] } },
   ];
   body.output.forEach((item, index) => {
-    const at = { item_id: item.id, output_index: index };
+    const at = { item_id: String(item.id), output_index: index };
     if (item.type === 'message') {
       const part = { type: 'output_text', text: '', annotations: [] };
       events.push(

@@ -111,7 +111,16 @@ const ruleArb = fc.oneof(
     })),
 );
 
-const scenarioArb = fc.record({
+interface Scenario {
+  tools: JsonObject[];
+  choice: JsonValue | undefined;
+  parallel: boolean | undefined;
+  history: string | undefined;
+  /** Rules without their ids (numbered when the policy is made). */
+  rules: Array<Record<string, unknown>>;
+}
+
+const scenarioArb: fc.Arbitrary<Scenario> = fc.record({
   tools: fc.array(toolArb, { maxLength: 7 }),
   choice: choiceArb,
   parallel: fc.option(fc.boolean(), { nil: undefined }),
@@ -119,7 +128,7 @@ const scenarioArb = fc.record({
   rules: fc.array(ruleArb, { maxLength: 4 }),
 });
 
-function request(s: fc.Infer<typeof scenarioArb>): JsonObject {
+function request(s: Scenario): JsonObject {
   const input: JsonValue[] = [{ role: 'user', content: 'go' }];
   if (s.history !== undefined) {
     input.push(
@@ -133,8 +142,9 @@ function request(s: fc.Infer<typeof scenarioArb>): JsonObject {
   return body;
 }
 
-function mediate(s: fc.Infer<typeof scenarioArb>) {
-  const spec: MediationPolicySpecInput = { rules: s.rules.map((r, i) => ({ id: `r${i}`, ...r })) };
+function mediate(s: Scenario) {
+  const rules = s.rules.map((r, i) => ({ id: `r${i}`, ...r }));
+  const spec = { rules } as MediationPolicySpecInput;
   const bundle = compileBundle({ policies: [{ name: 'p', generation: 1, spec }] });
   return mediateRequest(bundle, { surface: 'openai-responses', body: request(s) });
 }
