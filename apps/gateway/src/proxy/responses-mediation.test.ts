@@ -265,6 +265,7 @@ describe('bad Responses input', () => {
     ],
     ['tools[0].type', { input: 'x', tools: [{ type: 'teleport' }] }, 'tools[0].type'],
     ['prompt', { input: 'x', prompt: { id: 'pmpt_1' } }, 'prompt: stored prompts'],
+    ['background', { input: 'x', background: true }, 'background: background responses'],
   ])('answers 400 naming %s, forwards nothing, writes no receipt', async (_field, body, says) => {
     const seq = gw.mock.requests.last(1)[0]?.seq ?? 0;
     const depth = gw.spool.stats().depth;
@@ -275,5 +276,11 @@ describe('bad Responses input', () => {
     });
     expect(gw.mock.requests.last(1)[0]?.seq ?? 0).toBe(seq);
     expect(gw.spool.stats().depth).toBe(depth);
+  });
+
+  it('serves no stored response: retrieving one would hand the agent unjudged output', async () => {
+    const seq = gw.mock.requests.last(1)[0]?.seq ?? 0;
+    await expect(openai.responses.retrieve('resp_stored')).rejects.toMatchObject({ status: 404 });
+    expect(gw.mock.requests.last(1)[0]?.seq ?? 0).toBe(seq);
   });
 });

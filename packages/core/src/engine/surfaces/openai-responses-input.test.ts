@@ -46,6 +46,11 @@ describe('openai-responses: bad input is refused with the field named', () => {
       /^tools\[0\]\.server_label: is required/,
     ],
     ['a stored prompt', request([], { prompt: { id: 'pmpt_1' } }), /^prompt: stored prompts/],
+    [
+      'a background response',
+      request([], { background: true }),
+      /^background: background responses/,
+    ],
     ['input of the wrong type', request([], { input: 42 }), /^input: must be a string or an array/],
     [
       'a call without call_id',

@@ -30,6 +30,14 @@ export const openAIResponsesAdapter: SurfaceAdapter = {
           'send instructions and tools inline',
       );
     }
+    if (body.background === true) {
+      // Its output is fetched later (GET /v1/responses/{id}), past any judgement of its calls.
+      problems.add(
+        'background',
+        'background responses are not supported through Toolgate (their output is retrieved ' +
+          'later, unmediated); send the request without background',
+      );
+    }
     const tools = LISTS.read(body, problems, () => readResponsesTools(body, problems));
     readResponsesInput(body.input, problems);
     problems.throwIfAny();
