@@ -105,9 +105,15 @@ function mcpServerOf(
   tools: ReadonlyArray<MediatedTool>,
   server: string | undefined,
 ): MediatedTool | undefined {
-  const servers = tools.filter((t) => t.tool.executedBy === 'remote_mcp');
+  const servers = tools.filter(isMcpServer);
   if (server !== undefined) return servers.find((t) => t.tool.name === server);
   return servers.find(isLiveServer) ?? servers[0];
+}
+
+/** An MCP connector server: Anthropic's `mcp_servers[]`, an OpenAI Responses `mcp` tool. */
+function isMcpServer(tool: MediatedTool): boolean {
+  const { origin, executedBy } = tool.tool;
+  return origin === 'mcp_servers' || (origin === 'native_tools' && executedBy === 'remote_mcp');
 }
 
 /** Offered as an MCP connector server (not hidden, not replaced by a function tool). */
