@@ -13,7 +13,6 @@ import {
   memoized,
   type ToolFacts,
 } from './rule-condition.ts';
-import { readResponsesHistory } from './surfaces/openai-responses-input.ts';
 
 /**
  * Per rule with a `when:`, its condition's outcome for each tool of the request (by position).
@@ -24,7 +23,6 @@ export type ConditionOutcomes = ReadonlyMap<CompiledRule, ReadonlyArray<Conditio
 
 /** The tools called earlier in the conversation, read from the request's own messages. */
 export function readHistory(surface: Surface, body: JsonObject): HistoryCall[] {
-  if (surface === 'openai-responses') return readResponsesHistory(body).slice(-MAX_HISTORY_CALLS);
   const messages = Array.isArray(body.messages) ? body.messages : [];
   const calls: HistoryCall[] = [];
   for (const message of messages) {

@@ -140,7 +140,7 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
     bundle.callRulesReadHistory ||
     applicable.some((rule) => rule.condition?.readsHistory === true)
   ) {
-    facts.history = readHistory(input.surface, body);
+    facts.history = adapter.readHistory?.(body) ?? readHistory(input.surface, body);
   }
   const outcomes = evaluateConditions(applicable, tools, facts);
   const catalog = memoizedCatalog(bundle, adapter, body, tools, applicable, outcomes, kind);
@@ -164,7 +164,9 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
     policies: bundle.policies,
     response: responseFor(input.gate),
     responseFor,
-    toolResults: readToolResults(bundle, input.surface, body, facts.identity),
+    toolResults: adapter.readToolResults
+      ? adapter.readToolResults(bundle, body, facts.identity)
+      : readToolResults(bundle, input.surface, body, facts.identity),
   };
 }
 

@@ -1,6 +1,10 @@
 import type { JsonObject, JsonValue } from '../json/json-value.ts';
 import type { ToolDeclarationInput } from '../resources/mediation-policy.ts';
 import type { DeclaredBy, ExecutedBy, Surface } from '../resources/vocabulary.ts';
+import type { ActionIdentity } from './action.ts';
+import type { CompiledBundle } from './compile-bundle.ts';
+import type { HistoryCall } from './rule-condition.ts';
+import type { ToolResults } from './tool-results.ts';
 import { replacementParts } from './tool-schema.ts';
 
 /** A tool as the engine sees it, whatever surface it came from. */
@@ -95,6 +99,18 @@ export interface SurfaceAdapter {
    * empty), request-level tools dropped when hidden, history tool names renamed.
    */
   writeRequest(body: JsonObject, edit: RequestEdit): JsonObject;
+  /**
+   * The calls earlier in the conversation, for conditions' `history`; absent: read from
+   * `messages` (condition-outcomes.ts). For a surface whose history lives elsewhere (OpenAI
+   * Responses' `input` items).
+   */
+  readHistory?(body: JsonObject): HistoryCall[];
+  /** The tool results the request carries; absent: read from `messages` (tool-results.ts). */
+  readToolResults?(
+    bundle: Pick<CompiledBundle, 'metaTools' | 'redact'>,
+    body: JsonObject,
+    identity: ActionIdentity | undefined,
+  ): ToolResults;
 }
 
 /** A tool the provider request offers, under the name the provider sees. */

@@ -6,7 +6,6 @@ import type { Surface } from '../resources/vocabulary.ts';
 import { type ActionIdentity, normalizeAction, parseArguments } from './action.ts';
 import type { CompiledBundle } from './compile-bundle.ts';
 import { redactValue } from './redact.ts';
-import { readResponsesResults } from './surfaces/openai-responses-input.ts';
 
 /**
  * The results of earlier tool calls an agent sent back in one request: what it added since the
@@ -30,22 +29,21 @@ export const NO_TOOL_RESULTS: ToolResults = Object.freeze({
 });
 
 /** A tool result found in the request, before it is hashed. */
-interface FoundResult {
-  readonly id: string;
-  readonly content: JsonValue | undefined;
-  readonly isError: boolean;
+export interface FoundToolResult {
+  id: string;
+  content: JsonValue | undefined;
+  isError: boolean;
 }
 
 /** A call as an assistant message holds it: the agent-facing name and the raw arguments. */
-interface EchoedCall {
+export interface EchoedCall {
   name: string;
   arguments: unknown;
 }
 
 /**
  * The tool results of `body`: OpenAI `role: "tool"` messages after the last assistant message;
- * Anthropic `tool_result` blocks in the user messages after it; OpenAI Responses
- * `function_call_output` items after the model's last item. Each is linked to the call of
+ * Anthropic `tool_result` blocks in the user messages after it. Each is linked to the call of
  * the same id in the conversation's assistant messages (the latest one), whose `action_id` is
  * computed exactly as the response side computed it when the call was released; its content is
  * hashed canonically, redacted as arguments are. A request with no such results costs one scan
@@ -57,14 +55,13 @@ export function readToolResults(
   body: JsonObject,
   identity: ActionIdentity | undefined,
 ): ToolResults {
-  if (surface === 'openai-responses') return responsesToolResults(bundle, body, identity);
   const messages = body.messages;
   if (!Array.isArray(messages)) return NO_TOOL_RESULTS;
   const anthropic = surface === 'anthropic-messages';
   let lastAssistant = messages.length - 1;
   while (lastAssistant >= 0 && !isAssistant(messages[lastAssistant])) lastAssistant--;
   // One more than a receipt records, to know whether any were left out.
-  const found: FoundResult[] = [];
+  const found: FoundToolResult[] = [];
   const max = RECEIPT_LIMITS.toolResults + 1;
   for (let i = lastAssistant + 1; i < messages.length && found.length < max; i++) {
     const message = messages[i];
@@ -75,52 +72,33 @@ export function readToolResults(
   if (found.length === 0) return NO_TOOL_RESULTS;
   const kept = found.slice(0, RECEIPT_LIMITS.toolResults);
   const calls = echoedCalls(messages, lastAssistant, new Set(kept.map((r) => r.id)), anthropic);
-  return resultEntries(kept, calls, found.length > kept.length, bundle, identity);
+  const entries = kept.map((result) =>
+    toolResultEvidence(result, calls.get(result.id), bundle, identity),
+  );
+  return { entries, truncated: found.length > kept.length };
 }
 
 /**
- * The results of an OpenAI Responses request: `function_call_output` items (and the outputs of
- * the other calls the agent runs) after the model's last item, linked to their calls by
- * `call_id` among the items the request carries.
+ * One result's evidence: its content hashed (redacted as arguments are), linked to the call it
+ * answers by that call's action id when the conversation holds the call.
  */
-function responsesToolResults(
-  bundle: Pick<CompiledBundle, 'metaTools' | 'redact'>,
-  body: JsonObject,
-  identity: ActionIdentity | undefined,
-): ToolResults {
-  const { results, callsFor } = readResponsesResults(body, RECEIPT_LIMITS.toolResults + 1);
-  if (results.length === 0) return NO_TOOL_RESULTS;
-  const kept = results.slice(0, RECEIPT_LIMITS.toolResults);
-  const calls = new Map<string, EchoedCall>();
-  for (const [id, call] of callsFor(new Set(kept.map((r) => r.id)))) {
-    calls.set(id, { name: call.name, arguments: call.args });
-  }
-  return resultEntries(kept, calls, results.length > kept.length, bundle, identity);
-}
-
-/** Hashed, redacted and linked to their calls: what the receipt records of `kept`. */
-function resultEntries(
-  kept: ReadonlyArray<FoundResult>,
-  calls: ReadonlyMap<string, EchoedCall>,
-  truncated: boolean,
+export function toolResultEvidence(
+  result: FoundToolResult,
+  call: EchoedCall | undefined,
   bundle: Pick<CompiledBundle, 'metaTools' | 'redact'>,
   identity: ActionIdentity | undefined,
-): ToolResults {
-  const entries = kept.map((result) => {
-    const call = calls.get(result.id);
-    const { hash, redacted } = hashToolResult(result.content, bundle.redact);
-    const entry: ToolResultEvidence = {
-      tool_call_id: result.id,
-      result_hash: hash,
-      is_error: result.isError,
-      elapsed_ms: null,
-    };
-    const actionId = call && echoedActionId(call, bundle, identity);
-    if (actionId !== undefined) entry.action_id = actionId;
-    if (redacted.length > 0) entry.redacted_result = redacted;
-    return entry;
-  });
-  return { entries, truncated };
+): ToolResultEvidence {
+  const { hash, redacted } = hashToolResult(result.content, bundle.redact);
+  const entry: ToolResultEvidence = {
+    tool_call_id: result.id,
+    result_hash: hash,
+    is_error: result.isError,
+    elapsed_ms: null,
+  };
+  const actionId = call && echoedActionId(call, bundle, identity);
+  if (actionId !== undefined) entry.action_id = actionId;
+  if (redacted.length > 0) entry.redacted_result = redacted;
+  return entry;
 }
 
 function isAssistant(message: JsonValue | undefined): boolean {
@@ -148,13 +126,13 @@ function echoedActionId(
 }
 
 /** An OpenAI `role: "tool"` message as a result; legacy `role: "function"` ones carry no id. */
-function openAIResult(message: JsonObject, found: FoundResult[]): void {
+function openAIResult(message: JsonObject, found: FoundToolResult[]): void {
   if (message.role !== 'tool' || typeof message.tool_call_id !== 'string') return;
   found.push({ id: message.tool_call_id, content: message.content, isError: false });
 }
 
 /** The `tool_result` blocks of an Anthropic user message, until `found` holds `max`. */
-function anthropicResults(message: JsonObject, found: FoundResult[], max: number): void {
+function anthropicResults(message: JsonObject, found: FoundToolResult[], max: number): void {
   const content = message.content;
   if (!Array.isArray(content)) return;
   for (const block of content) {

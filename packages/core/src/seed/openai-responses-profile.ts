@@ -1,7 +1,7 @@
 import { API_VERSION } from '../resources/envelope.ts';
 import type { ProviderProfile } from '../resources/provider-profile.ts';
 import { seedObjectMeta } from './capability-contracts.ts';
-import { notOffered } from './profile-cells.ts';
+import { notOffered } from './profile-parts.ts';
 
 /**
  * OpenAI Responses (`POST /v1/responses`): where OpenAI's provider-hosted tools live. Every

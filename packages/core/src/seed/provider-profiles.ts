@@ -2,7 +2,7 @@ import { API_VERSION } from '../resources/envelope.ts';
 import type { ProviderProfile } from '../resources/provider-profile.ts';
 import { seedObjectMeta } from './capability-contracts.ts';
 import { OPENAI_RESPONSES_PROFILE } from './openai-responses-profile.ts';
-import { notOffered } from './profile-cells.ts';
+import { notOffered } from './profile-parts.ts';
 
 /*
  * The seeded fidelity matrix. Each cell says what a receipt can prove for that provider surface,

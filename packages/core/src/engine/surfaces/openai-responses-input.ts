@@ -1,4 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
+import { RECEIPT_LIMITS } from '../../receipt/receipt-limits.ts';
 import {
   isModelItem,
   isNamedCall,
@@ -7,7 +8,10 @@ import {
   readCallItem,
   readResultItem,
 } from '../../response/openai-responses-items.ts';
-import type { HistoryCall } from '../rule-condition.ts';
+import type { ActionIdentity } from '../action.ts';
+import type { CompiledBundle } from '../compile-bundle.ts';
+import { type HistoryCall, MAX_HISTORY_CALLS } from '../rule-condition.ts';
+import { NO_TOOL_RESULTS, type ToolResults, toolResultEvidence } from '../tool-results.ts';
 import { nonEmptyString, type RequestProblems } from './request-fields.ts';
 
 /**
@@ -90,7 +94,7 @@ export function renameInputItem(item: JsonValue, renames: ReadonlyMap<string, st
   return renamed === undefined ? item : { ...item, name: renamed };
 }
 
-/** The calls in `input`, oldest first: what `history` is to a rule's `when:`. */
+/** The calls in `input`, oldest first (the newest 256): what `history` is to a rule's `when:`. */
 export function readResponsesHistory(body: JsonObject): HistoryCall[] {
   const calls: HistoryCall[] = [];
   if (!Array.isArray(body.input)) return calls;
@@ -98,7 +102,30 @@ export function readResponsesHistory(body: JsonObject): HistoryCall[] {
     const call = isJsonObject(item) ? readCallItem(item) : undefined;
     if (call !== undefined) calls.push({ name: call.name, args: parsedArguments(call.args) });
   }
-  return calls;
+  return calls.slice(-MAX_HISTORY_CALLS);
+}
+
+/**
+ * The results of earlier calls the agent sends back: `function_call_output` items (and the
+ * outputs of the other calls the agent runs) after the model's last item, each linked to its
+ * call by `call_id` among the items the request carries — after `previous_response_id` the call
+ * is the provider's, and the result has no action id.
+ */
+export function readResponsesToolResults(
+  bundle: Pick<CompiledBundle, 'metaTools' | 'redact'>,
+  body: JsonObject,
+  identity: ActionIdentity | undefined,
+): ToolResults {
+  const { results, callsFor } = readResponsesResults(body, RECEIPT_LIMITS.toolResults + 1);
+  if (results.length === 0) return NO_TOOL_RESULTS;
+  const kept = results.slice(0, RECEIPT_LIMITS.toolResults);
+  const calls = callsFor(new Set(kept.map((r) => r.id)));
+  const entries = kept.map((result) => {
+    const call = calls.get(result.id);
+    const echoed = call && { name: call.name, arguments: call.args };
+    return toolResultEvidence(result, echoed, bundle, identity);
+  });
+  return { entries, truncated: results.length > kept.length };
 }
 
 /** JSON text arguments parsed, as conditions see them; anything else as it is. */
@@ -116,7 +143,7 @@ function parsedArguments(args: unknown): unknown {
  * the calls of the conversation they answer, latest first, found by id among the items before.
  * After `previous_response_id` the calls are the provider's: a result then has no call here.
  */
-export function readResponsesResults(
+function readResponsesResults(
   body: JsonObject,
   max: number,
 ): { results: ResponsesResult[]; callsFor(ids: ReadonlySet<string>): Map<string, ResponsesCall> } {

@@ -1,7 +1,12 @@
 import { rememberJsonText } from '../../json/json-text.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../json/json-value.ts';
 import type { FunctionParts, OfferedTool, SurfaceAdapter, ToolChoice } from '../request-tool.ts';
-import { readResponsesInput, renameInputItem } from './openai-responses-input.ts';
+import {
+  readResponsesHistory,
+  readResponsesInput,
+  readResponsesToolResults,
+  renameInputItem,
+} from './openai-responses-input.ts';
 import { isProviderRun, nativeToolName, readResponsesTools } from './openai-responses-tools.ts';
 import { RequestProblems, ToolListMemo, withKey } from './request-fields.ts';
 
@@ -121,6 +126,9 @@ export const openAIResponsesAdapter: SurfaceAdapter = {
     }
     return out;
   },
+
+  readHistory: readResponsesHistory,
+  readToolResults: readResponsesToolResults,
 };
 
 /** The provider's tools, per (declarations, request tool list): see {@link providerTools}. */

@@ -1,7 +1,6 @@
 import type { ProviderCapability } from '../resources/provider-profile.ts';
 
-/** Cells of the seeded fidelity matrix that read alike on every surface. */
-
+/** The approval, replay and privacy of a capability nothing executes on a surface. */
 export const NOT_APPLICABLE = 'Not applicable: nothing is executed on this surface.';
 
 /** A capability the surface does not host: nothing on the wire, so nothing to prove. */
