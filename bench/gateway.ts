@@ -42,6 +42,12 @@ import {
 } from './gateway/plan.ts';
 import { Processes } from './gateway/processes.ts';
 import { report } from './gateway/report.ts';
+import {
+  measureSurfaces,
+  RESPONSES_PATH,
+  responsesRequestOf,
+  type SurfaceLatency,
+} from './gateway/responses.ts';
 import { drainSpool, receiptCounters } from './gateway/spool-metrics.ts';
 import {
   startBareProxy,
@@ -182,6 +188,19 @@ export async function runGatewayBench(): Promise<BenchResult> {
       );
     }
 
+    // The same request on the Responses API, through Toolgate only (the other proxies are
+    // measured on Chat Completions).
+    const responsesBody = JSON.stringify(responsesRequestOf(request));
+    const toolgateTarget = targets.find((t) => t.name === 'toolgate');
+    if (toolgateTarget) {
+      await checkReachesMock(
+        mockUrl,
+        { ...toolgateTarget, path: RESPONSES_PATH, body: responsesBody },
+        responsesBody,
+        mediatedTools,
+      );
+    }
+
     const streamBody = streamedRequestBody(request);
     const streamTargets: Target[] = [];
     const streamNotes: string[] = [];
@@ -227,6 +246,17 @@ export async function runGatewayBench(): Promise<BenchResult> {
       TTFT_ITERATIONS,
       progress,
     );
+    let responses: SurfaceLatency | undefined;
+    if (toolgateTarget) {
+      responses = await measureSurfaces(
+        targets[0] as Measured,
+        toolgateTarget,
+        { chat: body, responses: responsesBody },
+        LATENCY_ROUNDS,
+        LATENCY_ITERATIONS / 2,
+        progress,
+      );
+    }
     let callTimeLatency: Map<string, LatencyResult> | undefined;
     let propagation: PropagationResult | undefined;
     if (toolgate && callTime) {
@@ -258,6 +288,7 @@ export async function runGatewayBench(): Promise<BenchResult> {
       portkeyVersion,
       bodyBytes: Buffer.byteLength(body),
       mediatedTools,
+      ...(responses ? { responses } : {}),
       ...(callTimeLatency ? { callTime: { latency: callTimeLatency, propagation } } : {}),
     });
   } finally {

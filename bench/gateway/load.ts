@@ -6,6 +6,10 @@ export interface Target {
   origin: string;
   /** Request headers beyond content-type (keys, Portkey's routing headers). */
   headers: Record<string, string>;
+  /** The endpoint, when not Chat Completions (`/v1/responses`). */
+  path?: string;
+  /** The request this target always gets, in place of the phase's (another surface's). */
+  body?: string;
 }
 
 export const CHAT_PATH = '/v1/chat/completions';
@@ -24,9 +28,9 @@ export async function post(
   const started = performance.now();
   const response = await dispatcher.request({
     method: 'POST',
-    path: CHAT_PATH,
+    path: target.path ?? CHAT_PATH,
     headers: { 'content-type': 'application/json', ...target.headers },
-    body,
+    body: target.body ?? body,
   });
   const text = await response.body.text();
   return { status: response.statusCode, ms: performance.now() - started, text };

@@ -19,6 +19,7 @@ import {
   TTFT_ROUNDS,
   TTFT_SCRIPT,
 } from './plan.ts';
+import { responsesReport, type SurfaceLatency } from './responses.ts';
 
 /** What the gateway's `/metrics` said about receipts at the end of the run. */
 export interface ReceiptCounters {
@@ -41,6 +42,8 @@ export interface Report {
   bodyBytes: number;
   mediatedTools: number;
   callTime?: { latency: Map<string, LatencyResult>; propagation: PropagationResult | undefined };
+  /** Toolgate's added p50 on the Responses API next to Chat Completions', same rounds. */
+  responses?: SurfaceLatency;
 }
 
 export function report(r: Report): BenchResult {
@@ -92,6 +95,14 @@ export function report(r: Report): BenchResult {
     );
   }
   for (const note of r.streamNotes) lines.push(`  ${note}`);
+  if (r.responses) {
+    lines.push(
+      '',
+      `OpenAI Responses: the same 50 tools, flat, to POST /v1/responses; ${LATENCY_ROUNDS} rounds × ${LATENCY_ITERATIONS / 2} requests per target, interleaved with Chat Completions`,
+      `  toolgate chat       added p50 ${ms(r.responses.chatAddedP50)}`,
+      `  toolgate responses  added p50 ${ms(r.responses.responsesAddedP50)}, added p99 ${ms(r.responses.responsesAddedP99)}`,
+    );
+  }
   if (r.callTime) {
     lines.push(
       '',
@@ -158,6 +169,7 @@ export function report(r: Report): BenchResult {
         `${label(`streaming adds ≤ ${TARGET_TTFT_MS} ms to TTFT`)}FAIL: Toolgate did not stream (see above)`,
       );
     }
+    lines.push(...responsesReport(r.responses, label, ms, verdict));
     if (r.callTime) {
       lines.push(...callTimeReport(r.callTime.latency, r.callTime.propagation, label, ms, verdict));
     } else {

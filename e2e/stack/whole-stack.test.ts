@@ -138,7 +138,7 @@ describe('the whole stack, as pnpm start runs it', () => {
     firstEtag = await nextSyncedBundle(before);
   });
 
-  it('the three SDKs through the gateway: the provider sees exactly the mediated tools', async () => {
+  it('the SDKs through the gateway: the provider sees exactly the mediated tools', async () => {
     steps = await runDemoAgent({
       gatewayUrl: stack.urls.gateway,
       mockUrl: stack.urls.mock,
@@ -158,6 +158,9 @@ describe('the whole stack, as pnpm start runs it', () => {
     expect(got['search code (augmented tool)']).toEqual(['search_code']);
     expect(got['call the hidden create_pull_request (blocked)']).toEqual([]);
     expect(got['open an issue (renamed tool, renamed back)']).toEqual(['github/create_issue']);
+    expect(got['open an issue on the Responses API (renamed back)']).toEqual([
+      'github/create_issue',
+    ]);
     // read_file is hidden now: the streamed call to it is blocked, no fragment reaches the agent.
     expect(got['read a file, streamed']).toEqual([]);
     expect(got['web search (replaced by the approved backend), Anthropic SDK']).toEqual([
@@ -184,7 +187,7 @@ describe('the whole stack, as pnpm start runs it', () => {
     }
     const verified = await cli(['receipts', 'verify', '--gateway', STACK_GATEWAY.name]);
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
-    expect(verified.stdout).toContain('chain intact, 6 receipts verified');
+    expect(verified.stdout).toContain(`chain intact, ${steps.length} receipts verified`);
   });
 
   it('the console shows them in the browser', async () => {

@@ -37,8 +37,8 @@ interface MockRequest {
 /**
  * A scripted agent through the gateway with the official SDKs (only `baseURL` changed; its
  * Toolgate token is its API key): a normal call, a call to a hidden tool that the gateway blocks,
- * a stream, the Anthropic Messages API and a Gemini stream. The demo upstream is scripted through the last user
- * message (`mock: {…}`), so every run is the same.
+ * a stream, the OpenAI Responses API, the Anthropic Messages API and a Gemini stream. The demo
+ * upstream is scripted through the last user message (`mock: {…}`), so every run is the same.
  */
 export async function runDemoAgent(options: {
   gatewayUrl: string;
@@ -125,6 +125,30 @@ export async function runDemoAgent(options: {
     offered,
     providerSaw: await providerSaw(),
     agentGot: [...streamed],
+  });
+
+  // The same tools on the Responses API: flat function tools.
+  const responsesTools = OPENAI_TOOLS.map((t) => ({
+    type: 'function' as const,
+    ...t.function,
+    strict: false,
+  }));
+  const response = await openai.responses
+    .create({
+      model: 'gpt-4.1-mini',
+      input: `mock: ${JSON.stringify({ call: 'gh_create_issue', arguments: { title: 'flaky test' } })}`,
+      tools: responsesTools,
+    })
+    .withResponse();
+  steps.push({
+    title: 'open an issue on the Responses API (renamed back)',
+    sdk: 'openai',
+    receiptId: response.response.headers.get('x-toolgate-receipt-id') ?? undefined,
+    offered,
+    providerSaw: await providerSaw(),
+    agentGot: response.data.output.flatMap((item) =>
+      item.type === 'function_call' ? [item.name] : [],
+    ),
   });
 
   const anthropicTools = OPENAI_TOOLS.map((t) => ({

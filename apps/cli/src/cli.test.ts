@@ -47,6 +47,53 @@ describe('toolgate eval', () => {
     expect(verifyChain([out.receipt]).valid).toBe(true);
   });
 
+  it('evaluates an OpenAI Responses request, detected as such, and its answer', () => {
+    const { code, stdout, stderr } = toolgate(
+      'eval',
+      '-p',
+      policy,
+      '-r',
+      join(root, 'examples/requests/openai-responses.json'),
+      '--response',
+      join(root, 'examples/responses/openai-responses.json'),
+    );
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout) as {
+      providerRequest: { tools: Array<{ type: string; name?: string; server_label?: string }> };
+      agentResponse: { output: Array<{ type: string; name?: string }> };
+      decisions: Array<{ name: string; policy_state: string; reason?: string }>;
+      receipt: Receipt;
+    };
+    expect(out.receipt.surface).toBe('openai-responses');
+    expect(out.providerRequest.tools.map((t) => t.name ?? t.server_label)).toEqual([
+      'search_code',
+      'approved_web_search',
+      'gh_create_issue',
+      'docs',
+    ]);
+    expect(out.agentResponse.output.map((i) => [i.type, i.name])).toEqual([
+      ['mcp_list_tools', undefined],
+      ['mcp_call', 'search_docs'],
+      ['message', undefined],
+      ['function_call', 'github/create_issue'],
+    ]);
+    expect(out.decisions.map((d) => [d.name, d.policy_state, d.reason])).toEqual([
+      ['github/create_issue', 'allowed', undefined],
+      ['create_pull_request', 'blocked', 'hidden'],
+    ]);
+    expect(out.receipt.tool_results?.map((r) => r.tool_call_id)).toEqual(['call_search_1']);
+    expect(out.receipt.response?.hosted_tool_events.map((e) => e.provider_type)).toEqual([
+      'mcp_list_tools',
+      'mcp_call:docs/search_docs',
+    ]);
+    expect(verifyChain([out.receipt]).valid).toBe(true);
+    // Golden vector: the same inputs give this receipt, byte for byte, on every machine.
+    expect(out.receipt.hash).toMatchInlineSnapshot(
+      `"sha256:cccb5993fc97331790c50c4738404795d4ea5c9f7523b988610b614d39187d5d"`,
+    );
+  });
+
   it('is deterministic', () => {
     const a = toolgate('eval', '-p', policy, '-r', request);
     const b = toolgate('eval', '-p', policy, '-r', request);

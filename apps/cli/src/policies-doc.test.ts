@@ -17,7 +17,8 @@ import { REPOSITORY_ROOT } from './testing/run-cli.ts';
  * docs/policies.md cannot rot: every YAML example must be valid under the schemas the API uses,
  * and the effects an example claims in its leading comments are what the real engine does:
  *
- *   # agent offers: a, b          the request's function tools
+ *   # agent offers: a, b          the request's function tools (OpenAI Responses: `type:web_search`
+ *                                 is the typed tool {type: web_search}, `mcp:github` an MCP tool)
  *   # provider sees: b            tool names in the provider request (`nothing`: no tools)
  *   # surface / model / identity  the request's surface, model, identity (`human=alice`)
  *   # applied: policy/rule, …     applied_rules of the receipt, in order (observed: observed_rules)
@@ -59,6 +60,22 @@ const GEMINI_BUILT_INS = new Set([
   'urlContext',
 ]);
 
+/** An OpenAI Responses tool: `type:<type>`, `mcp:<server_label>`, or a flat function tool. */
+function responsesTool(name: string) {
+  if (name.startsWith('type:')) return { type: name.slice('type:'.length) };
+  if (name.startsWith('mcp:')) {
+    const label = name.slice('mcp:'.length);
+    return { type: 'mcp', server_label: label, server_url: `https://mcp.example.com/${label}` };
+  }
+  return {
+    type: 'function',
+    name,
+    description: `The ${name} tool.`,
+    parameters: { type: 'object', properties: { query: { type: 'string' } } },
+    strict: false,
+  };
+}
+
 function requestFor(surface: Surface, model: string, tools: string[]) {
   const messages = [{ role: 'user', content: 'Help me with the repository.' }];
   if (surface === 'gemini') {
@@ -77,6 +94,8 @@ function requestFor(surface: Surface, model: string, tools: string[]) {
       ],
     };
   }
+  if (surface === 'openai-responses')
+    return { model, input: messages, tools: tools.map(responsesTool) };
   return surface === 'openai-chat'
     ? {
         model,
@@ -114,11 +133,17 @@ function providerToolNames(surface: Surface, body: Record<string, unknown>): str
       ),
     );
   }
-  return tools.map((tool) =>
-    surface === 'openai-chat'
-      ? String((tool as { function: { name: string } }).function.name)
-      : String((tool as { name: string }).name),
-  );
+  return tools.map((tool) => {
+    if (surface === 'openai-chat')
+      return String((tool as { function: { name: string } }).function.name);
+    const { name, type, server_label } = tool as {
+      name?: string;
+      type?: string;
+      server_label?: string;
+    };
+    if (surface !== 'openai-responses' || name !== undefined) return String(name);
+    return type === 'mcp' ? `mcp:${server_label}` : `type:${type}`;
+  });
 }
 
 function responseWithCall(surface: Surface, name: string, args: unknown) {
@@ -131,6 +156,15 @@ function responseWithCall(surface: Surface, name: string, args: unknown) {
         },
       ],
     };
+  }
+  if (surface === 'openai-responses') {
+    const call = { type: 'function_call', id: 'fc_doc', call_id: 'call_doc', name };
+    // A typed call of an agent-run tool comes back in its own item.
+    const item =
+      name === 'computer'
+        ? { type: 'computer_call', id: 'cu_doc', call_id: 'call_doc', action: args }
+        : { ...call, arguments: JSON.stringify(args) };
+    return { id: 'resp_doc', object: 'response', status: 'completed', output: [item] };
   }
   return surface === 'openai-chat'
     ? {

@@ -24,10 +24,32 @@ export const MockScript = z
     /** Several (parallel) tool calls. */
     calls: z.array(MockToolCall).min(1).optional(),
     /**
-     * A provider-hosted tool run inside the reply. `code_execution` and `url_context` are
-     * Gemini's (its `codeExecution` and `urlContext` built-ins); the other dialects ignore them.
+     * A provider-hosted tool run inside the reply. `web_search` on every API;
+     * `code_execution` and `url_context` are Gemini's (its `codeExecution` and `urlContext`
+     * built-ins); `file_search`, `code_interpreter`, `image_generation` and `mcp` are the Responses
+     * API's (`/v1/responses`), which hosts them. The other dialects ignore what they don't host.
      */
-    hosted: z.enum(['web_search', 'code_execution', 'url_context']).optional(),
+    hosted: z
+      .enum([
+        'web_search',
+        'code_execution',
+        'url_context',
+        'file_search',
+        'code_interpreter',
+        'image_generation',
+        'mcp',
+      ])
+      .optional(),
+    /** Responses API, `hosted: "mcp"`: the remote MCP call (default: the first MCP server's `echo`). */
+    mcp: z
+      .strictObject({
+        /** The MCP tool called (`name`), on the first `mcp` tool's server. */
+        tool: z.string().min(1).optional(),
+        arguments: ToolArguments.optional(),
+        /** Ask the agent to approve the call (`mcp_approval_request`) instead of making it. */
+        approval: z.boolean().optional(),
+      })
+      .optional(),
     error: z
       .strictObject({
         status: z.number().int().min(400).max(599),
@@ -96,6 +118,9 @@ export interface WebSearchResult {
   pageAge: string;
 }
 
+/** The tools the Responses API hosts besides web search. */
+export type ResponsesHostedTool = 'file_search' | 'code_interpreter' | 'image_generation' | 'mcp';
+
 /** What the reply contains, independent of the provider's wire format. */
 export interface ReplyPlan {
   /** Provider-hosted web search that ran before the text; its first result is cited by the text. */
@@ -104,6 +129,10 @@ export interface ReplyPlan {
   codeExecution?: { code: string; output: string };
   /** Pages the provider read for the reply (Gemini's URL context). */
   urlContext?: { urls: string[] };
+  /** Another provider-hosted tool that ran before the text (Responses API only). */
+  hosted?: ResponsesHostedTool;
+  /** The remote MCP call of `hosted: "mcp"`. */
+  mcp?: NonNullable<MockScript['mcp']>;
   text: string;
   toolCalls: MockToolCall[];
 }
@@ -150,7 +179,10 @@ export function planReply(script: MockScript, tools: DeclaredTool[], userText: s
     const urls = userText.match(/https?:\/\/[^\s"'<>]+/g) ?? [URL_CONTEXT_DEFAULT_URL];
     plan.urlContext = { urls: [...new Set(urls)] };
     answer = URL_CONTEXT_ANSWER;
+  } else if (script.hosted !== undefined) {
+    plan.hosted = script.hosted;
   }
+  if (script.mcp) plan.mcp = script.mcp;
   plan.text = script.text ?? answer ?? (toolCalls.length ? '' : describeTools(tools));
   return plan;
 }

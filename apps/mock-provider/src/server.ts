@@ -12,6 +12,7 @@ import * as gemini from './gemini.ts';
 import { conversationHash, deriveId, estimateTokens } from './ids.ts';
 import * as openai from './openai.ts';
 import { REDACTED, RequestLog } from './request-log.ts';
+import * as responses from './responses.ts';
 import { type DeclaredTool, planReply, type ReplyPlan, resolveScript } from './script.ts';
 import { encodeSse, type SseEvent } from './sse.ts';
 
@@ -86,6 +87,33 @@ function openAIDialect(created: number): Dialect {
         userText: openai.lastUserText(request),
         body: (plan) => openai.chatCompletion(plan, ctx),
         events: (plan) => openai.chatCompletionEvents(plan, ctx, { includeUsage }),
+      };
+    },
+  };
+}
+
+function responsesDialect(created: number): Dialect {
+  return {
+    paths: ['/v1/responses'],
+    requestIdHeader: 'x-request-id',
+    error: openai.openAIError,
+    prepare(body, requestHash) {
+      const parsed = responses.ResponsesRequest.safeParse(body);
+      if (!parsed.success) return { ok: false, message: z.prettifyError(parsed.error) };
+      const request = parsed.data;
+      const ctx: responses.ResponsesContext = {
+        requestHash,
+        created,
+        request,
+        inputTokens: estimateTokens([request.instructions, request.input, request.tools]),
+      };
+      return {
+        ok: true,
+        stream: request.stream === true,
+        tools: responses.declaredTools(request),
+        userText: responses.lastUserText(request),
+        body: (plan) => responses.responseBody(plan, ctx),
+        events: (plan) => responses.responseEvents(plan, ctx),
       };
     },
   };
@@ -169,12 +197,14 @@ function write(reply: FastifyReply, chunk: string): Promise<void> {
   return new Promise((resolve) => reply.raw.write(chunk, () => resolve()));
 }
 
-/** A Fastify server speaking both provider APIs, listening; see the README for the scripts. */
+/** A Fastify server speaking the provider APIs, listening; see the README for the scripts. */
 export async function createMockProvider(options: MockProviderOptions = {}): Promise<MockProvider> {
   const requests = new RequestLog(options.requestLogSize);
+  const created = options.created ?? DEFAULT_CREATED;
   const dialects = [
-    openAIDialect(options.created ?? DEFAULT_CREATED),
+    openAIDialect(created),
     anthropicDialect,
+    responsesDialect(created),
     geminiDialect,
   ];
   const app = Fastify({

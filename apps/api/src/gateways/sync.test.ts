@@ -1,4 +1,5 @@
 import type { GatewayBundle } from '@toolgate/contract';
+import { SEED_PROVIDER_PROFILES } from '@toolgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStatus, startTestApi, type TestApi } from '../testing/test-api.ts';
 
@@ -54,11 +55,12 @@ describe('gateway bundle', () => {
       },
     ]);
     expect(bundle.contracts).toHaveLength(6);
-    expect(bundle.profiles.map((p) => p.surface).sort()).toEqual([
-      'anthropic-messages',
-      'gemini',
-      'openai-chat',
-    ]);
+    // Every seeded provider surface's profile, OpenAI Responses' and Gemini's among them.
+    expect(bundle.profiles.map((p) => p.surface).sort()).toEqual(
+      SEED_PROVIDER_PROFILES.map((p) => p.spec.surface).sort(),
+    );
+    expect(bundle.profiles.map((p) => p.surface)).toContain('openai-responses');
+    expect(bundle.profiles.map((p) => p.surface)).toContain('gemini');
     expect(response.headers.get('etag')).toMatch(/^"sha256:[0-9a-f]{64}"$/);
     expect(JSON.stringify(bundle)).not.toMatch(/tg_[A-Za-z0-9_-]{20}|tokenHash|token_hash/);
   });

@@ -25,7 +25,7 @@ import { policiesFromDocuments } from '../policy-documents.ts';
 export interface EvalOptions {
   policy: string[];
   request: string;
-  surface?: 'openai' | 'anthropic' | 'gemini';
+  surface?: 'openai' | 'anthropic' | 'responses' | 'gemini';
   /** Gemini's model (its requests name it in the URL path, not the body). */
   model?: string;
   response?: string;
@@ -50,9 +50,9 @@ export function registerEval(program: Command, ctx: CliContext): void {
         '',
         'The policy file holds a MediationPolicy resource (YAML or JSON, several documents',
         'allowed: they merge by priority, then name) or a bare `tool_mediation:` block.',
-        'The request file holds an OpenAI Chat Completions, Anthropic Messages or Gemini',
-        'generateContent request body. A Gemini request names its model in the URL path, so',
-        'give it with --model (or as a "model" field of the file).',
+        'The request file holds an OpenAI Chat Completions, Anthropic Messages, OpenAI',
+        'Responses or Gemini generateContent request body. A Gemini request names its model in',
+        'the URL path, so give it with --model (or as a "model" field of the file).',
         'With --response, the provider response (JSON body, or an SSE stream as text) is run',
         'through response-side enforcement too: "agentResponse" is printed as well, and',
         '"decisions" lists what call-time rules (deny, require_approval, rate_limit) decided',
@@ -69,7 +69,7 @@ export function registerEval(program: Command, ctx: CliContext): void {
     .requiredOption('-r, --request <file>', 'provider request body: JSON or YAML')
     .option(
       '-s, --surface <surface>',
-      'openai | anthropic | gemini (default: detected from the request; openai when unsure)',
+      'openai | anthropic | responses | gemini (default: detected from the request; openai when unsure)',
     )
     .option('-m, --model <name>', 'the model of a Gemini request (gemini-2.5-flash)')
     .option('--response <file>', 'provider response to enforce: JSON body or SSE text')
@@ -92,6 +92,9 @@ export function registerEval(program: Command, ctx: CliContext): void {
         '  toolgate eval --policy examples/policies/github-guardrails.yaml \\',
         '                --request examples/requests/openai-chat.json',
         '  toolgate eval -p policy.yaml -r request.json --surface anthropic --user alice',
+        '  toolgate eval -p examples/policies/github-guardrails.yaml \\',
+        '                -r examples/requests/openai-responses.json \\',
+        '                --response examples/responses/openai-responses.json',
         '  toolgate eval -p policy.yaml -r gemini-request.json --model gemini-2.5-flash',
         '  toolgate eval -p policy.yaml -r request.json --response answer.json \\',
         '                --user alice --proven --approved act_0123456789abcdef0123456789abcdef',
@@ -214,16 +217,19 @@ async function readResponse(path: string): Promise<{ sse: string } | { json: unk
   }
 }
 
+const SURFACE_OPTIONS: Readonly<Record<string, Surface>> = {
+  openai: 'openai-chat',
+  anthropic: 'anthropic-messages',
+  responses: 'openai-responses',
+  gemini: 'gemini',
+};
+
 function surfaceOf(option: string | undefined, request: unknown): Surface {
-  if (option === 'openai') return 'openai-chat';
-  if (option === 'anthropic') return 'anthropic-messages';
-  if (option === 'gemini') return 'gemini';
-  if (option !== undefined) {
-    throw new BadRequestError(
-      `--surface: must be "openai", "anthropic" or "gemini", not "${option}"`,
-    );
-  }
-  return detectSurface(request);
+  if (option === undefined) return detectSurface(request);
+  const surface = SURFACE_OPTIONS[option];
+  if (surface !== undefined) return surface;
+  const names = Object.keys(SURFACE_OPTIONS).map((name) => `"${name}"`);
+  throw new BadRequestError(`--surface: must be one of ${names.join(', ')}, not "${option}"`);
 }
 
 /**

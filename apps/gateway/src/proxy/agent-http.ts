@@ -12,6 +12,7 @@ import { isGeminiPath } from './gemini-route.ts';
 const PROXY_ROUTES: ReadonlyMap<string, ProviderSurface> = new Map([
   ['/v1/chat/completions', 'openai-chat'],
   ['/v1/messages', 'anthropic-messages'],
+  ['/v1/responses', 'openai-responses'],
 ]);
 
 /** The provider surface a request is for, or undefined when it is not a proxy request. */
@@ -27,7 +28,8 @@ export function proxySurface(request: IncomingMessage): ProviderSurface | undefi
 /** The surface whose error format answers a request that matched no route. */
 export function surfaceOfPath(url: string): ProviderSurface {
   if (isGeminiPath(url)) return 'gemini';
-  return url.startsWith('/v1/messages') ? 'anthropic-messages' : 'openai-chat';
+  if (url.startsWith('/v1/messages')) return 'anthropic-messages';
+  return url.startsWith('/v1/responses') ? 'openai-responses' : 'openai-chat';
 }
 
 /** An agent request the gateway cannot read: answered with this status, never forwarded. */

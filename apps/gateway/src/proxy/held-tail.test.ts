@@ -113,6 +113,48 @@ describe('a streamed answer', () => {
   });
 });
 
+describe('a streamed Responses answer', () => {
+  const respond = () =>
+    openai.responses.stream({
+      model: 'gpt-4.1-mini',
+      input: `mock: ${script}`,
+      tools: [{ type: 'function', name: 'search', parameters: { type: 'object' }, strict: false }],
+    });
+
+  it('streams text at once but holds the call and response.completed until the receipt is spooled', async () => {
+    recorder.mode = 'gate';
+    recorder.close();
+    const stream = respond();
+    const seen: string[] = [];
+    stream.on('event', (event) => seen.push(event.type));
+    const deadline = Date.now() + 5000;
+    while (!seen.includes('response.output_text.delta') && Date.now() < deadline) await sleep(10);
+    expect(seen).toContain('response.output_text.delta');
+    await sleep(200);
+    expect(seen).not.toContain('response.completed');
+    expect(seen.filter((t) => t === 'response.output_item.added')).toHaveLength(1); // the text
+    recorder.release();
+    const final = await stream.finalResponse();
+    expect(final.output.map((i) => i.type)).toEqual(['message', 'function_call']);
+    recorder.mode = 'pass';
+  });
+
+  it('ends with an error the SDK raises, and no call, when the receipt cannot be spooled', async () => {
+    recorder.mode = 'spool-fails';
+    const stream = respond();
+    const types: string[] = [];
+    await expect(
+      (async () => {
+        for await (const event of stream) types.push(event.type);
+      })(),
+    ).rejects.toThrow(/cannot record receipts/);
+    expect(types).toContain('response.output_text.delta');
+    expect(types).not.toContain('response.function_call_arguments.delta');
+    expect(types).not.toContain('response.completed');
+    recorder.mode = 'pass';
+  });
+});
+
 describe('a receipt that cannot be built', () => {
   it('is replaced by an error receipt, and the agent gets an error naming no internals', async () => {
     for (const stream of [false, true]) {

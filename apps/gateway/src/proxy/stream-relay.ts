@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Surface } from '@toolgate/core';
+import { responsesStreamFailure, type Surface } from '@toolgate/core';
 import { providerErrorJson } from './provider-errors.ts';
 import type { UpstreamBody } from './upstream-answer.ts';
 
@@ -46,6 +46,7 @@ export function relayStream(
 
 /** The error event each provider sends when a stream fails. */
 export function streamErrorEvent(surface: Surface, message: string): string {
+  if (surface === 'openai-responses') return responsesStreamFailure(message, 'stream_failed');
   const body = providerErrorJson(surface, 502, message);
   return surface === 'anthropic-messages' ? `event: error\ndata: ${body}\n\n` : `data: ${body}\n\n`;
 }

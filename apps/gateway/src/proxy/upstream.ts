@@ -21,6 +21,7 @@ const PATHS: Record<ProviderSurface, string | undefined> = {
   'openai-chat': '/v1/chat/completions',
   'anthropic-messages': '/v1/messages',
   gemini: undefined,
+  'openai-responses': '/v1/responses',
 };
 
 /** Request headers worth forwarding; everything else (hop-by-hop, identity, cookies) stays here. */
@@ -28,6 +29,13 @@ const FORWARDED: Record<ProviderSurface, ReadonlyArray<string>> = {
   'openai-chat': ['openai-organization', 'openai-project', 'openai-beta', 'accept', 'user-agent'],
   'anthropic-messages': ['anthropic-version', 'anthropic-beta', 'accept', 'user-agent'],
   gemini: ['x-goog-api-client', 'accept', 'user-agent'],
+  'openai-responses': [
+    'openai-organization',
+    'openai-project',
+    'openai-beta',
+    'accept',
+    'user-agent',
+  ],
 };
 
 /** What the request's URL says beyond its surface (Gemini: path and query). */
@@ -55,22 +63,27 @@ export class Upstreams {
   private readonly pools = new Map<ProviderSurface, { pool: Pool; basePath: string }>();
 
   constructor(private readonly config: UpstreamConfig) {
+    // Surfaces of one provider (Chat Completions, Responses) share its origin's pool.
+    const byOrigin = new Map<string, Pool>();
     for (const [surface, base] of [
       ['openai-chat', config.openaiBaseUrl],
       ['anthropic-messages', config.anthropicBaseUrl],
       ['gemini', config.geminiBaseUrl ?? DEFAULT_GEMINI_BASE_URL],
+      ['openai-responses', config.openaiBaseUrl],
     ] as const) {
       const url = new URL(base);
-      this.pools.set(surface, {
-        pool: new Pool(url.origin, {
+      let pool = byOrigin.get(url.origin);
+      if (pool === undefined) {
+        pool = new Pool(url.origin, {
           connections: 256,
           pipelining: 1,
           keepAliveTimeout: 30_000,
           headersTimeout: config.timeoutMs,
           bodyTimeout: config.timeoutMs,
-        }),
-        basePath: url.pathname.replace(/\/+$/, ''),
-      });
+        });
+        byOrigin.set(url.origin, pool);
+      }
+      this.pools.set(surface, { pool, basePath: url.pathname.replace(/\/+$/, '') });
     }
   }
 
@@ -105,7 +118,8 @@ export class Upstreams {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.pools.values()].map(({ pool }) => pool.close()));
+    const pools = new Set([...this.pools.values()].map(({ pool }) => pool));
+    await Promise.all([...pools].map((pool) => pool.close()));
   }
 
   /**
@@ -131,7 +145,7 @@ export class Upstreams {
       const authorization = agent('authorization');
       return authorization ? { authorization } : {};
     }
-    if (surface === 'openai-chat') {
+    if (surface === 'openai-chat' || surface === 'openai-responses') {
       if (this.config.openaiApiKey) return { authorization: `Bearer ${this.config.openaiApiKey}` };
       const authorization = agent('authorization');
       return authorization ? { authorization } : {};

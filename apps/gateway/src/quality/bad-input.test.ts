@@ -36,6 +36,7 @@ const ENDPOINTS: Record<ProviderSurface, string> = {
   'openai-chat': '/v1/chat/completions',
   'anthropic-messages': '/v1/messages',
   gemini: '/v1beta/models/gemini-2.5-flash:generateContent',
+  'openai-responses': '/v1/responses',
 };
 
 /** Hide, tighten, replace and rename: every mediation path sees the generated tools. */
@@ -94,6 +95,13 @@ const anthropicTool = (name: string, schema: unknown = { type: 'object', propert
   description: `${name} tool`,
   input_schema: schema,
 });
+const responsesTool = (name: string, parameters: unknown = { type: 'object', properties: {} }) => ({
+  type: 'function',
+  name,
+  description: `${name} tool`,
+  parameters,
+  strict: false,
+});
 
 const geminiDeclaration = (name: string, schema: unknown = { type: 'object', properties: {} }) => ({
   name,
@@ -104,6 +112,7 @@ const geminiDeclaration = (name: string, schema: unknown = { type: 'object', pro
 function toolFor(surface: ProviderSurface, name: string, schema?: unknown): unknown {
   if (surface === 'openai-chat') return openAITool(name, schema);
   if (surface === 'gemini') return { functionDeclarations: [geminiDeclaration(name, schema)] };
+  if (surface === 'openai-responses') return responsesTool(name, schema);
   return anthropicTool(name, schema);
 }
 
@@ -117,6 +126,19 @@ function template(surface: ProviderSurface): Record<string, unknown> {
         { googleSearch: {} },
       ],
       toolConfig: { functionCallingConfig: { mode: 'ANY', allowedFunctionNames: names } },
+    };
+  }
+  if (surface === 'openai-responses') {
+    return {
+      model: 'gpt-4.1-mini',
+      instructions: 'Be brief.',
+      input: [
+        { role: 'user', content: 'Find the retry settings.' },
+        { type: 'function_call', call_id: 'call_1', name: 'search', arguments: '{}' },
+        { type: 'function_call_output', call_id: 'call_1', output: 'none found' },
+      ],
+      tools: [...names.map((name) => responsesTool(name)), { type: 'web_search' }],
+      tool_choice: 'auto',
     };
   }
   return surface === 'openai-chat'

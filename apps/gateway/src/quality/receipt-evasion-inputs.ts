@@ -41,6 +41,21 @@ const anyText = fc.oneof(
 const overLimit = fc.constantFrom(257, 300, 2000, 70_000).map((n) => 'a'.repeat(n));
 
 function template(surface: ProviderSurface, stream: boolean): Record<string, unknown> {
+  if (surface === 'openai-responses') {
+    return {
+      model: 'gpt-4.1-mini',
+      input: [{ role: 'user', content: 'hi' }],
+      tools: [
+        ...['search', 'delete_repo'].map((name) => ({
+          type: 'function',
+          name,
+          parameters: { type: 'object', properties: {} },
+        })),
+        { type: 'web_search' },
+      ],
+      stream,
+    };
+  }
   const tools =
     surface === 'openai-chat'
       ? ['search', 'delete_repo'].map((name) => ({
@@ -108,10 +123,12 @@ function bodies(surface: ProviderSurface, stream: boolean): fc.Arbitrary<string 
         .oneof(anyText, overLimit, wrongValue(valueAt(base, path)))
         .map((value) => JSON.stringify(setAt(base, path, value))),
     );
+  // The mock reads its script from the last user message (`input` on the Responses API).
+  const conversation = surface === 'openai-responses' ? 'input' : 'messages';
   const withScript = providerScript.map((script) =>
     JSON.stringify({
       ...base,
-      messages: [{ role: 'user', content: `mock: ${JSON.stringify(script)}` }],
+      [conversation]: [{ role: 'user', content: `mock: ${JSON.stringify(script)}` }],
     }),
   );
   const hostileKey = fc
@@ -133,7 +150,11 @@ function bodies(surface: ProviderSurface, stream: boolean): fc.Arbitrary<string 
 export function hostileAttempt(): fc.Arbitrary<Attempt> {
   return fc
     .record({
-      surface: fc.constantFrom<ProviderSurface>('openai-chat', 'anthropic-messages'),
+      surface: fc.constantFrom<ProviderSurface>(
+        'openai-chat',
+        'anthropic-messages',
+        'openai-responses',
+      ),
       stream: fc.boolean(),
       headers: identityHeaders,
     })

@@ -66,12 +66,38 @@ function anthropicBody(extra: Record<string, unknown> = {}): Record<string, unkn
   };
 }
 
-const bodyFor = (surface: ProviderSurface, extra: Record<string, unknown> = {}) =>
-  surface === 'openai-chat' ? openAIBody(extra) : anthropicBody(extra);
+function responsesBody(extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    model: 'gpt-4.1-mini',
+    input: [{ role: 'user', content: 'hi' }],
+    tools: [
+      { type: 'function', name: 'search', parameters: { type: 'object' } },
+      { type: 'function', name: 'delete_repo', parameters: { type: 'object' } },
+      { type: 'web_search' },
+    ],
+    ...extra,
+  };
+}
+
+/** The surfaces these bodies are written for (Gemini's evasion cases: gemini-evasion.trust.test.ts). */
+type BodySurface = Exclude<ProviderSurface, 'gemini'>;
+const BODIES: Record<BodySurface, (extra: Record<string, unknown>) => Record<string, unknown>> = {
+  'openai-chat': openAIBody,
+  'anthropic-messages': anthropicBody,
+  'openai-responses': responsesBody,
+};
+const bodyFor = (surface: BodySurface, extra: Record<string, unknown> = {}) =>
+  BODIES[surface](extra);
+/** Where the conversation is: `input` on the Responses API, `messages` elsewhere. */
+const conversationKey = (surface: BodySurface) =>
+  surface === 'openai-responses' ? 'input' : 'messages';
 
 /** A body whose last user message is a mock script (the mock provider's `mock: {json}`). */
-const scripted = (surface: ProviderSurface, script: unknown, extra: Record<string, unknown> = {}) =>
-  bodyFor(surface, { messages: [{ role: 'user', content: `mock: ${script}` }], ...extra });
+const scripted = (surface: BodySurface, script: unknown, extra: Record<string, unknown> = {}) =>
+  bodyFor(surface, {
+    [conversationKey(surface)]: [{ role: 'user', content: `mock: ${script}` }],
+    ...extra,
+  });
 
 interface Case {
   name: string;
@@ -80,7 +106,7 @@ interface Case {
   refused?: { status: number; names: RegExp };
 }
 
-function agentCases(surface: ProviderSurface, stream: boolean): Case[] {
+function agentCases(surface: BodySurface, stream: boolean): Case[] {
   const json = (extra: Record<string, unknown>) =>
     jsonWithLoneSurrogates(bodyFor(surface, { stream, ...extra }));
   const refuse = (name: string, body: string, names: RegExp, headers?: Record<string, string>) => ({
@@ -91,7 +117,10 @@ function agentCases(surface: ProviderSurface, stream: boolean): Case[] {
   const toolName = (name: string) =>
     surface === 'openai-chat'
       ? { tools: [{ type: 'function', function: { name, parameters: { type: 'object' } } }] }
-      : { tools: [{ name, input_schema: { type: 'object' } }] };
+      : surface === 'openai-responses'
+        ? { tools: [{ type: 'function', name, parameters: { type: 'object' } }] }
+        : { tools: [{ name, input_schema: { type: 'object' } }] };
+  const conversation = conversationKey(surface);
   return [
     refuse('lone surrogate in model', json({ model: 'gpt@LONE@' }), /model/),
     refuse(
@@ -107,8 +136,8 @@ function agentCases(surface: ProviderSurface, stream: boolean): Case[] {
     refuse('lone surrogate in a tool name', json(toolName('search@LONE@')), /tools\[0\]/),
     refuse(
       'lone surrogate in a message',
-      json({ messages: [{ role: 'user', content: '@LONE@' }] }),
-      /messages\[0\]\.content/,
+      json({ [conversation]: [{ role: 'user', content: '@LONE@' }] }),
+      new RegExp(`${conversation}\\[0\\]\\.content`),
     ),
     refuse('lone surrogate in a key', json({ metadata: { '@LONE@': 'x' } }), /metadata\.\(key\)/),
     refuse(
@@ -155,7 +184,7 @@ function agentCases(surface: ProviderSurface, stream: boolean): Case[] {
   ];
 }
 
-function providerCases(surface: ProviderSurface, stream: boolean): Case[] {
+function providerCases(surface: BodySurface, stream: boolean): Case[] {
   const via = (name: string, script: unknown) => ({
     name,
     attempt: {
@@ -207,7 +236,7 @@ describe('receipt evasion', () => {
   it('every class of hostile input is refused before the provider, or receipted', async () => {
     const forwarded: Array<{ name: string; outcome: Outcome }> = [];
     const before = outcomes.length;
-    for (const surface of ['openai-chat', 'anthropic-messages'] as const) {
+    for (const surface of ['openai-chat', 'anthropic-messages', 'openai-responses'] as const) {
       for (const stream of [false, true]) {
         for (const testCase of [
           ...agentCases(surface, stream),

@@ -25,6 +25,7 @@ export const ENDPOINTS: Record<ProviderSurface, string> = {
   'openai-chat': '/v1/chat/completions',
   'anthropic-messages': '/v1/messages',
   gemini: '/v1beta/models/gemini-2.5-flash:generateContent',
+  'openai-responses': '/v1/responses',
 };
 
 /** One request as an agent (or an attacker) sends it. */

@@ -276,6 +276,66 @@ async function traffic(): Promise<string[]> {
     }
   }
   ids.push(...(await geminiTraffic(callWithSecrets)));
+  // OpenAI Responses: an MCP tool's credentials in the request body (sent upstream, never
+  // kept), secrets in a call's arguments (streamed and not) and in a function_call_output.
+  const mcp = {
+    type: 'mcp' as const,
+    server_label: 'github',
+    server_url: `https://mcp.example.com/sse?token=${SECRETS.slackToken}`,
+    authorization: SECRETS.githubToken,
+    headers: { 'X-Api-Key': SECRETS.password },
+    require_approval: 'never' as const,
+  };
+  const responsesTools = [
+    ...['deploy', 'delete_repo'].map((name) => ({
+      type: 'function' as const,
+      name,
+      parameters: { type: 'object', properties: {} },
+      strict: false,
+    })),
+    mcp,
+  ];
+  for (const stream of [false, true]) {
+    const params = {
+      model: 'gpt-4.1-mini',
+      instructions: leakyText(),
+      input: `mock: ${JSON.stringify(callWithSecrets)}`,
+      tools: responsesTools,
+    };
+    if (stream) {
+      const { data, response } = await openai.responses
+        .create({ ...params, stream: true })
+        .withResponse();
+      for await (const _event of data) {
+        // drain
+      }
+      ids.push(response.headers.get('x-toolgate-receipt-id') as string);
+    } else {
+      const { data, response } = await openai.responses.create(params).withResponse();
+      expect(JSON.stringify(data.output)).toContain(SECRETS.awsKey);
+      ids.push(response.headers.get('x-toolgate-receipt-id') as string);
+    }
+  }
+  const result = await openai.responses
+    .create({
+      model: 'gpt-4.1-mini',
+      tools: responsesTools,
+      input: [
+        { role: 'user', content: 'deploy it' },
+        {
+          type: 'function_call',
+          call_id: 'call_r1',
+          name: 'deploy',
+          arguments: JSON.stringify(callWithSecrets.arguments),
+        },
+        { type: 'function_call_output', call_id: 'call_r1', output: leakyText() },
+      ],
+    })
+    .withResponse();
+  ids.push(result.response.headers.get('x-toolgate-receipt-id') as string);
+  // The provider got the MCP tool's credentials: the agent's request, unchanged, went on.
+  expect(JSON.stringify(openaiMock.requests.last(1)[0]?.body)).toContain(SECRETS.githubToken);
+
   // A request the gateway refuses (malformed) with a key in it: logged as refused, key not.
   const refused = await fetch(`${gateway.url}/v1/chat/completions`, {
     method: 'POST',

@@ -72,10 +72,19 @@ const turn = fc.record({
 
 function mediation(surface: Surface) {
   const tools =
-    surface === 'openai-chat'
-      ? TOOLS.map((t) => openAITool(t))
-      : TOOLS.map((t) => anthropicTool(t));
-  const body = surface === 'openai-chat' ? openAIRequest(tools) : anthropicRequest(tools);
+    surface === 'anthropic-messages'
+      ? TOOLS.map((t) => anthropicTool(t))
+      : TOOLS.map((t) => openAITool(t));
+  const body =
+    surface === 'anthropic-messages'
+      ? anthropicRequest(tools)
+      : surface === 'openai-responses'
+        ? {
+            model: 'gpt-4.1',
+            input: 'go',
+            tools: TOOLS.map((name) => ({ type: 'function', name })),
+          }
+        : openAIRequest(tools);
   return mediateRequest(bundleOf({ rules: RULES as never }), {
     surface,
     body,
@@ -180,6 +189,92 @@ function anthropicBody(text: string, calls: ReadonlyArray<Call & { marker: strin
   };
 }
 
+function responsesBody(text: string, calls: ReadonlyArray<Call & { marker: string }>) {
+  const message = {
+    id: 'msg_0',
+    type: 'message',
+    status: 'completed',
+    role: 'assistant',
+    content: [{ type: 'output_text', text, annotations: [] }],
+  };
+  return {
+    id: 'resp',
+    object: 'response',
+    status: 'completed',
+    output: [
+      ...(text ? [message] : []),
+      ...calls.map((c, i) => ({
+        id: `fc_${i}`,
+        type: 'function_call',
+        status: 'completed',
+        call_id: `call_${i}`,
+        name: c.name,
+        arguments: argsText(c),
+      })),
+    ] as JsonObject[],
+  };
+}
+
+/** The Responses event stream of the same turn: each item added, its deltas, done; completed. */
+function responsesStream(text: string, calls: ReadonlyArray<Call & { marker: string }>): string {
+  const body = responsesBody(text, calls);
+  const events: JsonObject[] = [
+    { type: 'response.created', response: { ...body, status: 'in_progress', output: [] } },
+  ];
+  body.output.forEach((item, index) => {
+    const at = { item_id: String(item.id), output_index: index };
+    if (item.type === 'message') {
+      const part = { type: 'output_text', text: '', annotations: [] };
+      events.push(
+        { type: 'response.output_item.added', output_index: index, item: { ...item, content: [] } },
+        { type: 'response.content_part.added', ...at, content_index: 0, part },
+        { type: 'response.output_text.delta', ...at, content_index: 0, delta: text },
+        { type: 'response.content_part.done', ...at, content_index: 0, part: { ...part, text } },
+      );
+    } else {
+      const args = String(item.arguments);
+      const half = Math.floor(args.length / 2);
+      events.push(
+        {
+          type: 'response.output_item.added',
+          output_index: index,
+          item: { ...item, arguments: '' },
+        },
+        { type: 'response.function_call_arguments.delta', ...at, delta: args.slice(0, half) },
+        { type: 'response.function_call_arguments.delta', ...at, delta: args.slice(half) },
+        { type: 'response.function_call_arguments.done', ...at, arguments: args },
+      );
+    }
+    events.push({ type: 'response.output_item.done', output_index: index, item });
+  });
+  events.push({ type: 'response.completed', response: body });
+  return events
+    .map(
+      (e, i) =>
+        `event: ${String(e.type)}\ndata: ${JSON.stringify({ ...e, sequence_number: i })}\n\n`,
+    )
+    .join('');
+}
+
+/** The output an SDK's Responses accumulator ends with: `response.completed`'s, checked against the items streamed. */
+function accumulateResponses(output: string) {
+  const items: JsonObject[] = [];
+  let completed: JsonObject[] = [];
+  for (const event of createSseParser().push(output)) {
+    const data = JSON.parse(event.data) as JsonObject;
+    if (data.type === 'response.output_item.added') {
+      expect(data.output_index).toBe(items.length);
+      items.push(data.item as JsonObject);
+    }
+    if (data.type === 'response.output_item.done')
+      items[data.output_index as number] = data.item as JsonObject;
+    if (data.type === 'response.completed')
+      completed = (data.response as { output: JsonObject[] }).output;
+  }
+  expect(completed).toEqual(items);
+  return completed;
+}
+
 /** What an SDK's accumulator makes of an OpenAI stream: content, calls, finish reason. */
 function accumulateOpenAI(output: string) {
   let content: string | null = null;
@@ -240,14 +335,17 @@ function stream(surface: Surface, upstream: string, cuts: number[]) {
 }
 
 describe('call-time rules on streams', () => {
-  for (const surface of ['openai-chat', 'anthropic-messages'] as const) {
+  const shapes = {
+    'openai-chat': { stream: openAIStream, body: openAIBody },
+    'anthropic-messages': { stream: anthropicStream, body: anthropicBody },
+    'openai-responses': { stream: responsesStream, body: responsesBody },
+  };
+  for (const surface of ['openai-chat', 'anthropic-messages', 'openai-responses'] as const) {
     it(`${surface}: no withheld fragment leaks; the stream reassembles to the enforced body`, () => {
       fc.assert(
         fc.property(turn, ({ text, calls, cuts }) => {
-          const upstream =
-            surface === 'openai-chat' ? openAIStream(text, calls) : anthropicStream(text, calls);
-          const body =
-            surface === 'openai-chat' ? openAIBody(text, calls) : anthropicBody(text, calls);
+          const upstream = shapes[surface].stream(text, calls);
+          const body = shapes[surface].body(text, calls);
           const streamed = stream(surface, upstream, cuts);
           const enforced = enforceResponseBody(body, mediation(surface).response);
           // Decisions: deterministic, and the same streamed or not.
@@ -271,6 +369,9 @@ describe('call-time rules on streams', () => {
             expect(got.calls.map((c) => c.id)).toEqual(
               (want?.message.tool_calls ?? []).map((c) => c.id),
             );
+          } else if (surface === 'openai-responses') {
+            const want = enforced.body as ReturnType<typeof responsesBody>;
+            expect(accumulateResponses(streamed.output)).toEqual(want.output);
           } else {
             const got = accumulateAnthropic(streamed.output);
             const want = enforced.body as ReturnType<typeof anthropicBody>;

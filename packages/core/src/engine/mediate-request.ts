@@ -41,6 +41,7 @@ import { geminiAdapter } from './surfaces/gemini.ts';
 import { mcpToolsAdapterFor } from './surfaces/mcp-tools.ts';
 import { openAIChatAdapter } from './surfaces/openai-chat.ts';
 import { openAIFunctionsAdapter } from './surfaces/openai-functions.ts';
+import { openAIResponsesAdapter, RESPONSES_KIND } from './surfaces/openai-responses.ts';
 import { readToolResults, type ToolResults } from './tool-results.ts';
 
 export interface MediationInput {
@@ -92,6 +93,7 @@ export interface MediationResult {
 const ADAPTERS: Record<Exclude<Surface, 'mcp'>, SurfaceAdapter> = {
   'openai-chat': openAIChatAdapter,
   'anthropic-messages': anthropicMessagesAdapter,
+  'openai-responses': openAIResponsesAdapter,
   gemini: geminiAdapter,
 };
 
@@ -111,6 +113,7 @@ const REQUEST_KIND: Record<Surface, string> = {
   'anthropic-messages': 'MessagesRequest',
   gemini: 'GenerateContentRequest',
   mcp: 'McpToolList',
+  'openai-responses': RESPONSES_KIND,
 };
 const MODE_RANK = new Map(MediationModes.options.map((mode, rank) => [mode, rank]));
 
@@ -311,7 +314,13 @@ function identifyOriginal(
 ): KnownDeclaration {
   const known = cache.identify(tool.raw);
   if (known !== undefined) return known;
-  const field = tool.path ?? (isListed(tool) ? `${tool.origin}[${index}]` : tool.origin);
+  const field =
+    tool.path ??
+    (isListed(tool)
+      ? `${tool.origin}[${index}]`
+      : tool.origin === 'native_tools'
+        ? `tools[${tool.index}]`
+        : tool.origin);
   throw new ValidationError(kind, [
     { field, message: 'must be valid I-JSON (no lone surrogates or non-finite numbers)' },
   ]);

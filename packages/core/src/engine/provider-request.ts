@@ -34,6 +34,8 @@ export function isListed(tool: RequestTool): boolean {
 interface CatalogEdits {
   /** The tools in the provider's `tools` array. */
   visible: ReadonlyArray<MediatedTool>;
+  /** Every tool the provider is offered: `visible` and the typed `native_tools` kept. */
+  offered: ReadonlyArray<MediatedTool>;
   /** Agent name → provider name, for the function tools (the agent's, hosted ones) the provider knows renamed. */
   renames: ReadonlyMap<string, string>;
   /** Request-level tools the provider must not see: hidden, or replaced by a function tool. */
@@ -56,6 +58,7 @@ function catalogEdits(catalog: CatalogOutcome): CatalogEdits {
   }
   return {
     visible,
+    offered: entries.filter((e) => e.visible && (e.inTools || e.tool.origin === 'native_tools')),
     renames,
     hiddenRequestLevel: entries
       .filter((e) => !isListed(e.tool) && e.tool.origin !== 'hosted')
@@ -69,26 +72,35 @@ export function writeRequest(
   catalog: CatalogOutcome,
   adapter: SurfaceAdapter,
 ): JsonObject {
-  const { visible, renames, hiddenRequestLevel } = derivedFromFrozen(
-    CATALOG_EDITS,
-    catalog,
-    catalogEdits,
-  );
-  const byAgentName = (name: string) => visible.find((e) => e.tool.name === name);
-  const choice = adapter.readToolChoice(body);
-  let toolChoice: JsonValue | undefined;
-  if (choice.kind === 'mode') toolChoice = choice.raw;
-  else if (choice.kind === 'named') {
-    const target = byAgentName(choice.name);
-    toolChoice = target ? adapter.renameToolChoice(choice, [target.providerName]) : undefined;
-  } else if (choice.kind === 'allowed') {
-    const names = choice.names.flatMap((n) => byAgentName(n)?.providerName ?? []);
-    toolChoice = names.length > 0 ? adapter.renameToolChoice(choice, names) : undefined;
-  }
+  const edits = derivedFromFrozen(CATALOG_EDITS, catalog, catalogEdits);
+  const { renames, hiddenRequestLevel } = edits;
+  const toolChoice = adapter.writeToolChoice
+    ? adapter.writeToolChoice(body, edits.offered)
+    : readToolChoice(body, adapter, edits.visible);
   return adapter.writeRequest(body, {
     declarations: catalog.declarations,
     toolChoice,
     hiddenRequestLevel,
     renames,
   });
+}
+
+/** The request's tool_choice kept, renamed, or dropped when it names no visible tool. */
+function readToolChoice(
+  body: JsonObject,
+  adapter: SurfaceAdapter,
+  visible: ReadonlyArray<MediatedTool>,
+): JsonValue | undefined {
+  const byAgentName = (name: string) => visible.find((e) => e.tool.name === name);
+  const choice = adapter.readToolChoice(body);
+  if (choice.kind === 'mode') return choice.raw;
+  if (choice.kind === 'named') {
+    const target = byAgentName(choice.name);
+    return target ? adapter.renameToolChoice(choice, [target.providerName]) : undefined;
+  }
+  if (choice.kind === 'allowed') {
+    const names = choice.names.flatMap((n) => byAgentName(n)?.providerName ?? []);
+    return names.length > 0 ? adapter.renameToolChoice(choice, names) : undefined;
+  }
+  return undefined;
 }

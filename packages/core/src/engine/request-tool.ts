@@ -30,12 +30,20 @@ export interface RequestTool {
   /**
    * Where it lives in the request: the `tools` array (or OpenAI's legacy `functions`, which the
    * engine treats the same), a request-level field such as OpenAI's `web_search_options` or
-   * Anthropic's `mcp_servers[]`, or a gateway-hosted tool.
+   * Anthropic's `mcp_servers[]`, a gateway-hosted tool, or `native_tools`: a typed entry of
+   * `tools` the model never calls by name (OpenAI Responses' `web_search`, `mcp`, …), offered
+   * or withheld as a whole and reported by the output items it produces.
    */
-  readonly origin: 'tools' | 'functions' | 'web_search_options' | 'mcp_servers' | 'hosted';
+  readonly origin:
+    | 'tools'
+    | 'functions'
+    | 'web_search_options'
+    | 'mcp_servers'
+    | 'hosted'
+    | 'native_tools';
   /**
    * Position within its origin (`tools[index]`, `functions[index]`, `mcp_servers[index]`,
-   * hosted tool index).
+   * hosted tool index; `tools[index]` for `native_tools`).
    */
   readonly index: number;
   /**
@@ -88,14 +96,21 @@ export interface SurfaceAdapter {
   /** Native tool_choice naming `providerName` instead of the agent's name. */
   renameToolChoice(choice: ToolChoice, providerNames: ReadonlyArray<string>): JsonValue;
   /**
+   * The provider's tool_choice, when the surface's forms say more than `readToolChoice` can
+   * (OpenAI Responses: a forced hosted tool, `allowed_tools` mixing functions and hosted tools):
+   * written from the tools the provider is offered. Undefined removes it. Absent: the engine
+   * keeps, renames or drops the choice `readToolChoice` read.
+   */
+  writeToolChoice?(body: JsonObject, offered: ReadonlyArray<OfferedTool>): JsonValue | undefined;
+  /**
    * The provider request: `tools` replaced by `declarations` (removed with tool_choice when
    * empty), request-level tools dropped when hidden, history tool names renamed.
    */
   writeRequest(body: JsonObject, edit: RequestEdit): JsonObject;
   /**
    * The calls earlier in the conversation, for conditions' `history`; absent: read from
-   * `messages` (condition-outcomes.ts). For a surface whose history lives elsewhere (Gemini's
-   * `contents`).
+   * `messages` (condition-outcomes.ts). For a surface whose history lives elsewhere (OpenAI
+   * Responses' `input` items, Gemini's `contents`).
    */
   readHistory?(body: JsonObject): HistoryCall[];
   /** The tool results the request carries; absent: read from `messages` (tool-results.ts). */
@@ -106,11 +121,22 @@ export interface SurfaceAdapter {
   ): ToolResults;
 }
 
+/** A tool the provider request offers, under the name the provider sees. */
+export interface OfferedTool {
+  readonly tool: RequestTool;
+  /** Current type: `function` once a rule replaced a typed tool with a function. */
+  readonly type: string;
+  readonly providerName: string;
+}
+
 export interface RequestEdit {
   declarations: ReadonlyArray<JsonObject>;
   /** The new tool_choice; `undefined` removes it. */
   toolChoice: JsonValue | undefined;
-  /** Request-level tools (not in `tools`) the policy hid. */
+  /**
+   * Tools outside the provider's callable list the policy hid or replaced: request-level ones,
+   * and `native_tools` (which the adapter writes back from the request itself).
+   */
   hiddenRequestLevel: ReadonlyArray<RequestTool>;
   /** agent name → provider name, for names that differ (history must follow). */
   renames: ReadonlyMap<string, string>;

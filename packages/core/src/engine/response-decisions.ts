@@ -65,8 +65,18 @@ const HOSTED_CAPABILITY: Record<string, string> = {
   urlContext: 'wardwright.url_fetch.v1',
   codeExecution: 'wardwright.code_exec.v1',
   fileSearch: 'wardwright.file_search.v1',
+  // OpenAI Responses' hosted tools, by the names its adapter gives them.
+  file_search: 'wardwright.file_search.v1',
+  code_interpreter: 'wardwright.code_exec.v1',
 };
-const MCP_EVENTS = new Set(['mcp_tool_use', 'mcp_tool_result']);
+/** Anthropic's MCP connector blocks and OpenAI Responses' remote MCP output items. */
+const MCP_EVENTS = new Set([
+  'mcp_tool_use',
+  'mcp_tool_result',
+  'mcp_call',
+  'mcp_list_tools',
+  'mcp_approval_request',
+]);
 
 interface CallableTools {
   /** Provider name → the tool the provider may call by it. */
@@ -101,9 +111,15 @@ function mcpServerOf(
   tools: ReadonlyArray<MediatedTool>,
   server: string | undefined,
 ): MediatedTool | undefined {
-  const servers = tools.filter((t) => t.tool.origin === 'mcp_servers');
+  const servers = tools.filter(isMcpServer);
   if (server !== undefined) return servers.find((t) => t.tool.name === server);
   return servers.find(isLiveServer) ?? servers[0];
+}
+
+/** An MCP connector server: Anthropic's `mcp_servers[]`, an OpenAI Responses `mcp` tool. */
+function isMcpServer(tool: MediatedTool): boolean {
+  const { origin, executedBy } = tool.tool;
+  return origin === 'mcp_servers' || (origin === 'native_tools' && executedBy === 'remote_mcp');
 }
 
 /** Offered as an MCP connector server (not hidden, not replaced by a function tool). */
@@ -270,6 +286,7 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
         policy_state,
         ...(event.sources ? { sources: event.sources } : {}),
         ...(event.error !== undefined ? { error: event.error } : {}),
+        ...(event.container !== undefined ? { container: event.container } : {}),
       };
     },
   };

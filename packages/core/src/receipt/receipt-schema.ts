@@ -132,9 +132,14 @@ export const HostedToolEvidence = z.object({
   fidelity: Fidelity,
   input_hash: SchemaHash.optional(),
   policy_state: z.enum(['allowed', 'blocked', 'opaque']),
-  /** Sources the provider cited or fetched (URLs), when it exposes them. */
+  /**
+   * Sources the provider cited or fetched (URLs), or the files it searched (`file_id`s), when it
+   * exposes them.
+   */
   sources: z.array(z.string()).optional(),
   error: z.string().optional(),
+  /** The provider's execution container, when the event names one (a code interpreter's). */
+  container: z.string().optional(),
 });
 export type HostedToolEvidence = z.infer<typeof HostedToolEvidence>;
 

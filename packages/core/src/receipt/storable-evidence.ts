@@ -128,6 +128,8 @@ function storableHostedEvent(
   }
   const error = notes.optional(`${at}.error`, event.error, TEXT, true);
   if (error !== undefined) out.error = error;
+  const container = notes.optional(`${at}.container`, event.container, TEXT);
+  if (container !== undefined) out.container = container;
   return out;
 }
 

@@ -1,10 +1,16 @@
 import { z } from 'zod';
 
 /**
- * The API surfaces the gateway speaks: the LLM provider APIs, and MCP (its `/mcp/<server>`
- * routes, docs/mcp.md).
+ * The API surfaces the gateway speaks: the LLM provider APIs (OpenAI Chat Completions, Anthropic
+ * Messages, OpenAI Responses, Gemini), and MCP (its `/mcp/<server>` routes, docs/mcp.md).
  */
-export const Surface = z.enum(['openai-chat', 'anthropic-messages', 'gemini', 'mcp']);
+export const Surface = z.enum([
+  'openai-chat',
+  'anthropic-messages',
+  'openai-responses',
+  'gemini',
+  'mcp',
+]);
 export type Surface = z.infer<typeof Surface>;
 /** The LLM provider surfaces: what the provider proxy, SSE enforcement and provider errors speak. */
 export type ProviderSurface = Exclude<Surface, 'mcp'>;

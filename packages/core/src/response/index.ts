@@ -17,6 +17,7 @@ export {
   enforceOpenAIResponse,
   type OpenAICallDecision,
 } from './openai-response.ts';
+export { enforceResponsesBody } from './openai-responses-response.ts';
 export {
   type ProviderErrorDetails,
   providerError,

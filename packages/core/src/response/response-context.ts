@@ -24,7 +24,10 @@ export interface ResponseContext {
 
 export interface HostedEventInput {
   id?: string;
-  /** `server_tool_use`, `mcp_tool_use`, `web_search_tool_result`, `url_citation`, … */
+  /**
+   * `server_tool_use`, `mcp_tool_use`, `web_search_tool_result`, `url_citation`; OpenAI
+   * Responses output items such as `web_search_call`, `mcp_call`, …
+   */
   providerType: string;
   /**
    * Tool name for `*_tool_use` blocks (`web_search`, `code_execution`, …); for an MCP connector
@@ -36,4 +39,6 @@ export interface HostedEventInput {
   input?: unknown;
   sources?: string[];
   error?: string;
+  /** The provider's execution container the event ran in (a code interpreter's `container_id`). */
+  container?: string;
 }

@@ -9,6 +9,7 @@ import { CAPABILITY_CONTRACT_IDS } from '../resources/vocabulary.ts';
 import { parseOrThrow } from '../validate.ts';
 import { SEED_CAPABILITY_CONTRACTS, SEED_LABEL, seedUid } from './capability-contracts.ts';
 import { GEMINI_PROFILE } from './gemini-profile.ts';
+import { OPENAI_RESPONSES_PROFILE } from './openai-responses-profile.ts';
 import {
   ANTHROPIC_MESSAGES_PROFILE,
   OPENAI_CHAT_PROFILE,
@@ -29,11 +30,13 @@ describe('SEED_PROVIDER_PROFILES', () => {
     expect(SEED_PROVIDER_PROFILES).toEqual([
       OPENAI_CHAT_PROFILE,
       ANTHROPIC_MESSAGES_PROFILE,
+      OPENAI_RESPONSES_PROFILE,
       GEMINI_PROFILE,
     ]);
     expect(SEED_PROVIDER_PROFILES.map((p) => p.spec.surface)).toEqual([
       'openai-chat',
       'anthropic-messages',
+      'openai-responses',
       'gemini',
     ]);
   });
@@ -107,6 +110,17 @@ describe('the seeded fidelity matrix', () => {
         'wardwright.mcp_tool.v1': 'opaque',
       },
     ],
+    [
+      'openai-responses',
+      {
+        'wardwright.web_search.v1': 'normalized',
+        'wardwright.url_fetch.v1': 'opaque',
+        'wardwright.file_search.v1': 'normalized',
+        'wardwright.code_exec.v1': 'normalized',
+        'wardwright.computer_use.v1': 'pass_through',
+        'wardwright.mcp_tool.v1': 'provider_attested',
+      },
+    ],
   ])('%s', (name, expected) => {
     const profile = profileNamed(name);
     const actual = Object.fromEntries(
@@ -132,6 +146,21 @@ describe('the seeded fidelity matrix', () => {
     expect(fidelityFor(GEMINI_PROFILE.spec, 'wardwright.web_search.v1')).not.toBe(
       fidelityFor(ANTHROPIC_MESSAGES_PROFILE.spec, 'wardwright.web_search.v1'),
     );
+  });
+
+  it('proves more of OpenAI’s hosted tools on Responses than Chat Completions can express', () => {
+    const better = CAPABILITY_CONTRACT_IDS.filter(
+      (id) =>
+        fidelityFor(OPENAI_RESPONSES_PROFILE.spec, id) !==
+        fidelityFor(OPENAI_CHAT_PROFILE.spec, id),
+    );
+    expect(better).toEqual([
+      'wardwright.web_search.v1',
+      'wardwright.file_search.v1',
+      'wardwright.code_exec.v1',
+      'wardwright.computer_use.v1',
+      'wardwright.mcp_tool.v1',
+    ]);
   });
 
   it('does not claim parity for web search just because both providers have it', () => {
@@ -160,6 +189,14 @@ describe('the seeded fidelity matrix', () => {
     ['gemini', 'codeExecution', 'wardwright.code_exec.v1'],
     ['gemini', 'fileSearch', 'wardwright.file_search.v1'],
     ['gemini', 'functionDeclarations', undefined],
+    ['openai-responses', 'web_search', 'wardwright.web_search.v1'],
+    ['openai-responses', 'web_search_preview_2025_03_11', 'wardwright.web_search.v1'],
+    ['openai-responses', 'file_search', 'wardwright.file_search.v1'],
+    ['openai-responses', 'code_interpreter', 'wardwright.code_exec.v1'],
+    ['openai-responses', 'computer_use_preview', 'wardwright.computer_use.v1'],
+    ['openai-responses', 'mcp', 'wardwright.mcp_tool.v1'],
+    ['openai-responses', 'web_search_options', undefined],
+    ['openai-responses', 'local_shell', undefined],
   ])('%s maps native type %s to %s', (name, nativeType, contract) => {
     expect(contractForNativeType(profileNamed(name).spec, nativeType)).toBe(contract);
   });

@@ -2,6 +2,7 @@ import { API_VERSION } from '../resources/envelope.ts';
 import type { ProviderProfile } from '../resources/provider-profile.ts';
 import { seedObjectMeta } from './capability-contracts.ts';
 import { GEMINI_PROFILE } from './gemini-profile.ts';
+import { OPENAI_RESPONSES_PROFILE } from './openai-responses-profile.ts';
 import { notOffered } from './profile-parts.ts';
 
 /*
@@ -296,5 +297,6 @@ export const ANTHROPIC_MESSAGES_PROFILE: ProviderProfile = {
 export const SEED_PROVIDER_PROFILES: readonly ProviderProfile[] = [
   OPENAI_CHAT_PROFILE,
   ANTHROPIC_MESSAGES_PROFILE,
+  OPENAI_RESPONSES_PROFILE,
   GEMINI_PROFILE,
 ];

@@ -14,6 +14,7 @@ import type { ResponseContext } from '../response/response-context.ts';
 import { withheldExplanation } from '../response/withheld-explanation.ts';
 import {
   driveStreamMediator,
+  parseEventData,
   type SseEvent,
   type StreamMediator,
   serializeJsonSse,
@@ -187,7 +188,7 @@ export function createAnthropicStreamMediator(ctx: ResponseContext): StreamMedia
   }
 
   function handleEvent(event: SseEvent, out: string[]) {
-    const data = event.comment === undefined ? parseJson(event.data) : undefined;
+    const data = event.comment === undefined ? parseEventData(event.data) : undefined;
     if (!isJsonObject(data)) {
       out.push(serializeSse(event));
       return;
@@ -273,19 +274,10 @@ export function createAnthropicStreamMediator(ctx: ResponseContext): StreamMedia
 /** The complete tool input from the joined `partial_json` text: `''` → `{}`; invalid → the text. */
 function parseInput(json: string): unknown {
   if (json.trim() === '') return {};
-  const value = parseJson(json);
+  const value = parseEventData(json);
   return value === undefined ? json : value;
 }
 
 function isEmptyObject(value: unknown): boolean {
   return isJsonObject(value) && Object.keys(value).length === 0;
-}
-
-function parseJson(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
 }

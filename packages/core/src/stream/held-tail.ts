@@ -14,6 +14,9 @@ const ACTIONABLE: Record<ProviderSurface, RegExp> = {
   'anthropic-messages':
     /^event: (?:message_delta|message_stop)\s*$|"type"\s*:\s*"(?:tool_use|message_delta|message_stop)"/m,
   gemini: /"functionCall"\s*:\s*\{|"finishReason"\s*:\s*"/,
+  // A released call the agent runs (or an MCP approval it answers), and the end of the response.
+  'openai-responses':
+    /"type"\s*:\s*"(?:function_call|custom_tool_call|computer_call|local_shell_call|shell_call|apply_patch_call|mcp_approval_request|response\.completed|response\.incomplete|response\.failed)"/,
 };
 
 /** Held output past which the stream is failed instead (a provider that never stops). */

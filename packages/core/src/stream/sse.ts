@@ -262,3 +262,13 @@ export function driveStreamMediator(
     },
   };
 }
+
+/** An event's `data` as JSON, or undefined when it is empty or not JSON (passed on as it is). */
+export function parseEventData(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -14,22 +14,38 @@ const list = (kind: string, items: readonly unknown[]) => ({
 
 afterEach(() => vi.unstubAllGlobals());
 
+const SEEDED = {
+  [`GET ${P}/capabilitycontracts`]: {
+    body: list('CapabilityContractList', SEED_CAPABILITY_CONTRACTS),
+  },
+  [`GET ${P}/providerprofiles`]: { body: list('ProviderProfileList', SEED_PROVIDER_PROFILES) },
+};
+
 /** The page on the seeded contracts and profiles. */
 function renderSeeded() {
-  renderWithApi(<FidelityPage />, {
-    route: '/fidelity',
-    responses: {
-      [`GET ${P}/capabilitycontracts`]: {
-        body: list('CapabilityContractList', SEED_CAPABILITY_CONTRACTS),
-      },
-      [`GET ${P}/providerprofiles`]: {
-        body: list('ProviderProfileList', SEED_PROVIDER_PROFILES),
-      },
-    },
-  });
+  renderWithApi(<FidelityPage />, { route: '/fidelity', responses: SEEDED });
 }
 
 describe('FidelityPage', () => {
+  it('shows a column per seeded provider surface, OpenAI Responses beside Chat Completions', async () => {
+    renderSeeded();
+    const row = await screen.findByRole('row', { name: /Web search/ });
+    const headers = screen.getAllByRole('columnheader').map((th) => th.textContent);
+    expect(headers).toEqual([
+      'Capability contract',
+      ...SEED_PROVIDER_PROFILES.map((p) => `${p.spec.displayName}${p.spec.surface}`),
+    ]);
+    expect(headers).toContain('OpenAI Responsesopenai-responses');
+    const column = (surface: string) =>
+      SEED_PROVIDER_PROFILES.findIndex((p) => p.spec.surface === surface);
+    const cells = within(row)
+      .getAllByRole('button')
+      .map((b) => b.textContent);
+    expect(cells[column('openai-responses')]).toContain('Web search on OpenAI Responses');
+    expect(cells[column('openai-responses')]).toContain('Normalized');
+    expect(cells[column('openai-chat')]).toContain('Provider-attested');
+  });
+
   it('names contracts by title with the wire id kept, and every level by name and mark', async () => {
     renderSeeded();
     const row = await screen.findByRole('row', { name: /Web search/ });
