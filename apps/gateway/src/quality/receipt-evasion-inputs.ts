@@ -8,7 +8,7 @@ import {
   wrongValue,
 } from '@toolgate/core/testing';
 import fc from 'fast-check';
-import type { Attempt } from './receipt-stack.ts';
+import { type Attempt, GEMINI_STREAM_PATH } from './receipt-stack.ts';
 
 /**
  * Requests for the receipt-evasion property test: valid templates with hostile values planted
@@ -41,6 +41,21 @@ const anyText = fc.oneof(
 const overLimit = fc.constantFrom(257, 300, 2000, 70_000).map((n) => 'a'.repeat(n));
 
 function template(surface: ProviderSurface, stream: boolean): Record<string, unknown> {
+  if (surface === 'gemini') {
+    // The stream flag is the route's (`:streamGenerateContent`), not the body's.
+    return {
+      contents: [{ role: 'user', parts: [{ text: 'hi' }] }],
+      tools: [
+        {
+          functionDeclarations: ['search', 'delete_repo'].map((name) => ({
+            name,
+            parametersJsonSchema: { type: 'object', properties: {} },
+          })),
+        },
+        { googleSearch: {} },
+      ],
+    };
+  }
   if (surface === 'openai-responses') {
     return {
       model: 'gpt-4.1-mini',
@@ -123,13 +138,8 @@ function bodies(surface: ProviderSurface, stream: boolean): fc.Arbitrary<string 
         .oneof(anyText, overLimit, wrongValue(valueAt(base, path)))
         .map((value) => JSON.stringify(setAt(base, path, value))),
     );
-  // The mock reads its script from the last user message (`input` on the Responses API).
-  const conversation = surface === 'openai-responses' ? 'input' : 'messages';
   const withScript = providerScript.map((script) =>
-    JSON.stringify({
-      ...base,
-      [conversation]: [{ role: 'user', content: `mock: ${JSON.stringify(script)}` }],
-    }),
+    JSON.stringify({ ...base, ...scriptedConversation(surface, JSON.stringify(script)) }),
   );
   const hostileKey = fc
     .record({ key: anyText, value: fc.jsonValue({ maxDepth: 2, stringUnit: 'binary' }) })
@@ -147,6 +157,20 @@ function bodies(surface: ProviderSurface, stream: boolean): fc.Arbitrary<string 
   );
 }
 
+/**
+ * The conversation field of a body whose last user message is a mock-provider script (`mock:
+ * {json}`): `input` on the Responses API, `contents` on Gemini, `messages` elsewhere.
+ */
+export function scriptedConversation(
+  surface: ProviderSurface,
+  script: string,
+): Record<string, unknown> {
+  const text = `mock: ${script}`;
+  if (surface === 'gemini') return { contents: [{ role: 'user', parts: [{ text }] }] };
+  const key = surface === 'openai-responses' ? 'input' : 'messages';
+  return { [key]: [{ role: 'user', content: text }] };
+}
+
 export function hostileAttempt(): fc.Arbitrary<Attempt> {
   return fc
     .record({
@@ -154,11 +178,17 @@ export function hostileAttempt(): fc.Arbitrary<Attempt> {
         'openai-chat',
         'anthropic-messages',
         'openai-responses',
+        'gemini',
       ),
       stream: fc.boolean(),
       headers: identityHeaders,
     })
     .chain(({ surface, stream, headers }) =>
-      bodies(surface, stream).map((body) => ({ surface, body, headers })),
+      bodies(surface, stream).map((body) => ({
+        surface,
+        body,
+        headers,
+        ...(surface === 'gemini' && stream ? { path: GEMINI_STREAM_PATH } : {}),
+      })),
     );
 }

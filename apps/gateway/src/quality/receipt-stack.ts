@@ -21,6 +21,9 @@ import { type GatewayProcess, killAllGateways, startGateway } from '../faults/pr
  * and which receipt id the agent was given, and `unreceipted` checks them against the API.
  */
 
+/** Gemini's streaming route (its stream flag is in the path, not the body). */
+export const GEMINI_STREAM_PATH = '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse';
+
 export const ENDPOINTS: Record<ProviderSurface, string> = {
   'openai-chat': '/v1/chat/completions',
   'anthropic-messages': '/v1/messages',
@@ -31,6 +34,8 @@ export const ENDPOINTS: Record<ProviderSurface, string> = {
 /** One request as an agent (or an attacker) sends it. */
 export interface Attempt {
   surface: ProviderSurface;
+  /** The gateway path, when not the surface's own (Gemini's streaming route). */
+  path?: string;
   /** JSON text (lone surrogates written as `\ud800` escapes), or raw bytes. */
   body: string | Uint8Array;
   headers?: Record<string, string>;
@@ -102,7 +107,7 @@ export async function startReceiptStack(gatewayName: string): Promise<ReceiptSta
       const before = providerSeq();
       let response: Response;
       try {
-        response = await fetch(gateway.url + ENDPOINTS[attempt.surface], {
+        response = await fetch(gateway.url + (attempt.path ?? ENDPOINTS[attempt.surface]), {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...attempt.headers },
           body: attempt.body,
