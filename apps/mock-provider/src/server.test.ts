@@ -260,6 +260,29 @@ describe('mock provider over HTTP', () => {
     expect((await fetch(`${mock.url}/__mock/requests`, { method: 'DELETE' })).status).toBe(204);
     expect(await json(await fetch(`${mock.url}/__mock/requests`))).toEqual({ requests: [] });
   });
+
+  it('refuses a body nested past 100 levels with a 400 in each dialect, as real providers do', async () => {
+    const deep = (levels: number) => `${'{"a":'.repeat(levels)}1${'}'.repeat(levels)}`;
+    const paths = [
+      '/v1/chat/completions',
+      '/v1/messages',
+      '/v1/responses',
+      '/v1beta/models/gemini-2.5-flash:generateContent',
+    ];
+    for (const path of paths) {
+      for (const body of [deep(60_000), `{"model":"m","x":${deep(101)}}`]) {
+        const response = await post(path, body);
+        const text = await response.text();
+        expect(response.status, `${path}: ${text.slice(0, 200)}`).toBe(400);
+        expect(text).toContain('nests more than 100 levels');
+      }
+    }
+    // 100 levels are a body like any other (here missing what the dialect needs, or not).
+    const fine = await post('/v1/chat/completions', { ...openAIBody(), x: JSON.parse(deep(98)) });
+    expect(fine.status).toBe(200);
+    const { requests } = await json(await fetch(`${mock.url}/__mock/requests?limit=2`));
+    expect(requests[0]?.body).toEqual({ refused: 'request body nests more than 100 levels deep' });
+  });
 });
 
 describe('mock provider options', () => {

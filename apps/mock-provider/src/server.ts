@@ -10,6 +10,7 @@ import { z } from 'zod';
 import * as anthropic from './anthropic.ts';
 import * as gemini from './gemini.ts';
 import { conversationHash, deriveId, estimateTokens } from './ids.ts';
+import { tooDeepMessage } from './nesting.ts';
 import * as openai from './openai.ts';
 import { REDACTED, RequestLog } from './request-log.ts';
 import * as responses from './responses.ts';
@@ -225,17 +226,20 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
   });
 
   async function handle(dialect: Dialect, request: FastifyRequest, reply: FastifyReply) {
+    // A body too deep to serialize is logged as what was refused, so the log stays readable.
+    const tooDeep = tooDeepMessage(request.body);
     requests.add({
       method: request.method,
       path: redactQueryKey(request.url),
       headers: request.headers,
-      body: request.body,
+      body: tooDeep ? { refused: tooDeep } : request.body,
     });
+    const fail = (status: number, message: string, type?: string) =>
+      reply.code(status).send(dialect.error(status, message, type));
+    if (tooDeep) return fail(400, tooDeep);
     const requestHash = conversationHash(request.body);
     const requestId = deriveId('req_', requestHash, 'request');
     reply.header(dialect.requestIdHeader, requestId);
-    const fail = (status: number, message: string, type?: string) =>
-      reply.code(status).send(dialect.error(status, message, type));
 
     if (options.requireKey && !presentedKeys(request).includes(options.requireKey)) {
       return fail(401, 'invalid API key (the mock provider requires MOCK_REQUIRE_KEY)');

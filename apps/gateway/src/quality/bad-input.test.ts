@@ -459,6 +459,23 @@ describe('random input never breaks the gateway', () => {
     }
   });
 
+  it('answers a body nested tens of thousands of levels deep with a 4xx, wherever the nesting is', async () => {
+    // The gateway walks the fields it mediates and passes the others on untouched: a deep value
+    // at the root or under a field it does not read reaches the provider (which refuses it, as
+    // real providers do), one in a field it reads is refused by the gateway. Either way a 4xx,
+    // and a receipt exactly when the request was forwarded (judge checks both).
+    for (const surface of Object.keys(ENDPOINTS) as ProviderSurface[]) {
+      const valid = JSON.stringify(template(surface));
+      for (const depth of [10_000, 60_000]) {
+        for (const deep of [deepObject(depth), deepArray(depth)]) {
+          for (const bytes of [deep, `${valid.slice(0, -1)},"x_unknown":${deep}}`]) {
+            await judge(surface, { bytes, contentType: 'application/json' });
+          }
+        }
+      }
+    }
+  });
+
   it('still works afterwards, for a real SDK', async () => {
     const openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-after', maxRetries: 0 });
     const completion = await openai.chat.completions.create({
