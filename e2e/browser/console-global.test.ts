@@ -262,13 +262,19 @@ describe('global behaviour', () => {
     await page.waitForURL(/tab=history/);
     await expect.poll(() => selected.textContent()).toBe('History');
     expect(await page.evaluate('document.activeElement.textContent')).toBe('History');
+    // Each key acts on the focused tab: wait for focus to settle on it (the panel a tab opens
+    // loads lazily, and a slow machine must not send the next key before it lands).
+    const focusedTab = () => page.evaluate('document.activeElement.textContent');
     await page.keyboard.press('End');
     await page.waitForURL(/tab=diff/);
+    await expect.poll(focusedTab).toBe('Diff');
     await page.keyboard.press('ArrowRight');
     await page.waitForURL((url) => !url.search.includes('tab='));
     await expect.poll(() => selected.textContent()).toBe('Editor');
+    await expect.poll(focusedTab).toBe('Editor');
     await page.keyboard.press('ArrowLeft');
     await page.waitForURL(/tab=diff/);
+    await expect.poll(focusedTab).toBe('Diff');
     await page.keyboard.press('Home');
     await page.waitForURL((url) => !url.search.includes('tab='));
 
