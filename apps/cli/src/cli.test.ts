@@ -87,10 +87,13 @@ describe('toolgate eval', () => {
       'mcp_list_tools',
       'mcp_call:docs/search_docs',
     ]);
+    // The tool list names no tool: its server is kept on its own.
+    expect(out.receipt.response?.hosted_tool_events[0]?.server).toBe('docs');
     expect(verifyChain([out.receipt]).valid).toBe(true);
-    // Golden vector: the same inputs give this receipt, byte for byte, on every machine.
+    // Golden vector: the same inputs give this receipt, byte for byte, on every machine (it
+    // changed once, when the tool list's server was first recorded).
     expect(out.receipt.hash).toMatchInlineSnapshot(
-      `"sha256:cccb5993fc97331790c50c4738404795d4ea5c9f7523b988610b614d39187d5d"`,
+      `"sha256:0ae1ad5be4d95685100bcad80fa12badbf0ea567e46538899ac8516df0326c5e"`,
     );
   });
 
