@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Receipt, verifyChain } from '@toolgate/core';
@@ -87,11 +87,52 @@ describe('toolgate eval', () => {
       'mcp_list_tools',
       'mcp_call:docs/search_docs',
     ]);
+    // The tool list names no tool: its server is kept on its own.
+    expect(out.receipt.response?.hosted_tool_events[0]?.server).toBe('docs');
     expect(verifyChain([out.receipt]).valid).toBe(true);
-    // Golden vector: the same inputs give this receipt, byte for byte, on every machine.
+    // Golden vector: the same inputs give this receipt, byte for byte, on every machine (it
+    // changed once, when the tool list's server was first recorded).
     expect(out.receipt.hash).toMatchInlineSnapshot(
-      `"sha256:cccb5993fc97331790c50c4738404795d4ea5c9f7523b988610b614d39187d5d"`,
+      `"sha256:0ae1ad5be4d95685100bcad80fa12badbf0ea567e46538899ac8516df0326c5e"`,
     );
+  });
+
+  it('evaluates a streamed Responses answer with --surface responses as it does the JSON one', () => {
+    const responses = join(root, 'examples/requests/openai-responses.json');
+    const streaming = { ...JSON.parse(readFileSync(responses, 'utf8')), stream: true };
+    const run = (...args: string[]) => {
+      const { code, stdout, stderr } = toolgate('eval', '-p', policy, ...args);
+      expect(stderr).toBe('');
+      expect(code).toBe(0);
+      return JSON.parse(stdout);
+    };
+    const json = run('-r', responses, '--response', 'examples/responses/openai-responses.json');
+    const streamed = run(
+      ...['-r', tempFile('responses-stream.json', JSON.stringify(streaming))],
+      ...['--surface', 'responses'],
+      ...['--response', 'examples/responses/openai-responses-stream.sse'],
+    );
+    expect(streamed.receipt).toMatchObject({ surface: 'openai-responses', stream: true });
+    expect(streamed.providerRequest.stream).toBe(true);
+    expect(streamed.decisions).toEqual(json.decisions);
+    expect(streamed.receipt.response).toEqual(json.receipt.response);
+    // The hidden call's item and every fragment of its arguments are gone from the stream.
+    expect(streamed.agentResponse).not.toContain('create_pull_request');
+    expect(streamed.agentResponse).not.toContain('sneaky');
+    const events = (streamed.agentResponse as string)
+      .split('\n\n')
+      .filter((e) => e.includes('data: '))
+      .map((e) => JSON.parse(e.slice(e.indexOf('data: ') + 6)));
+    expect(events.map((e) => e.sequence_number)).toEqual(events.map((_, i) => i));
+    const added = events.filter((e) => e.type === 'response.output_item.added');
+    expect(added.map((e) => [e.output_index, e.item.type, e.item.name])).toEqual([
+      [0, 'mcp_list_tools', undefined],
+      [1, 'mcp_call', 'search_docs'],
+      [2, 'message', undefined],
+      [3, 'function_call', 'github/create_issue'],
+    ]);
+    expect(events.at(-1)?.response.output).toEqual(json.agentResponse.output);
+    expect(verifyChain([streamed.receipt]).valid).toBe(true);
   });
 
   it('is deterministic', () => {

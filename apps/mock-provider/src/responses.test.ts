@@ -134,6 +134,29 @@ describe('mock /v1/responses with the openai SDK', () => {
     expect(response.output.map((i) => i.type)).toEqual(['computer_call', 'local_shell_call']);
   });
 
+  it('sends a typed item for an undeclared tool, and an MCP server of its own, when told to', async () => {
+    const params = { model: 'gpt-mock', input: 'go', tools };
+    const computer = await openai.responses.create(
+      params,
+      script({
+        calls: [
+          { name: 'computer', typed: true },
+          { name: 'teleport', typed: true },
+        ],
+      }),
+    );
+    // Only a typed tool's name makes a typed item; anything else stays a function call.
+    expect(computer.output.map((i) => i.type)).toEqual(['computer_call', 'function_call']);
+    const mcp = await openai.responses.create(
+      params,
+      script({ hosted: 'mcp', mcp: { server: 'internal', tool: 'query' } }),
+    );
+    expect(mcp.output.slice(0, 2)).toMatchObject([
+      { type: 'mcp_list_tools', server_label: 'internal' },
+      { type: 'mcp_call', server_label: 'internal', name: 'query' },
+    ]);
+  });
+
   it('answers errors the way OpenAI does', async () => {
     const failing = openai.responses.create(
       { model: 'gpt-mock', input: 'x' },

@@ -102,8 +102,9 @@ function callItem(
   id: (prefix: string, purpose: string) => string,
 ): Item {
   const callId = id('call_', `call:${index}`);
-  const typed = (ctx.request.tools ?? []).find((t) => AGENT_TYPED[t.type] === call.name);
-  if (typed === undefined) {
+  const declared = (ctx.request.tools ?? []).some((t) => AGENT_TYPED[t.type] === call.name);
+  const forced = call.typed === true && Object.values(AGENT_TYPED).includes(call.name);
+  if (!declared && !forced) {
     return {
       id: id('fc_', `call:${index}`),
       type: 'function_call',
@@ -206,7 +207,8 @@ function mcpItems(
   id: (prefix: string, purpose: string) => string,
 ): Item[] {
   const server = (ctx.request.tools ?? []).find((t) => t.type === 'mcp');
-  const label = typeof server?.server_label === 'string' ? server.server_label : 'mcp';
+  const declared = typeof server?.server_label === 'string' ? server.server_label : 'mcp';
+  const label = plan.mcp?.server ?? declared;
   const tool = plan.mcp?.tool ?? 'echo';
   const args = JSON.stringify(plan.mcp?.arguments ?? {});
   const list = {

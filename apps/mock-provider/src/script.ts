@@ -6,6 +6,12 @@ const ToolArguments = z.record(z.string(), z.unknown());
 export const MockToolCall = z.strictObject({
   name: z.string().min(1),
   arguments: ToolArguments.default({}),
+  /**
+   * Responses API: answer with the typed tool's own item (`computer_call`, `local_shell_call`,
+   * `shell_call`, `apply_patch_call`) even when the request does not declare that tool, as a
+   * provider might for a tool the gateway withheld. The other dialects ignore it.
+   */
+  typed: z.boolean().optional(),
 });
 export type MockToolCall = z.infer<typeof MockToolCall>;
 
@@ -45,6 +51,11 @@ export const MockScript = z
       .strictObject({
         /** The MCP tool called (`name`), on the first `mcp` tool's server. */
         tool: z.string().min(1).optional(),
+        /**
+         * The `server_label` of the list and the call, whether or not the request declares that
+         * server (default: the first `mcp` tool's label, else `mcp`).
+         */
+        server: z.string().min(1).optional(),
         arguments: ToolArguments.optional(),
         /** Ask the agent to approve the call (`mcp_approval_request`) instead of making it. */
         approval: z.boolean().optional(),

@@ -141,24 +141,46 @@ describe('Gemini call-time rules', () => {
       body: { decision: 'Approve', reason: 'expected mail' },
     });
     await until(async () => (await turn('send_email', args)).calls.length === 1);
+    // Released streamed too: the approval is of the action, whatever the transport.
+    expect((await turn('send_email', args, true)).calls).toEqual([{ name: 'send_email', args }]);
     // Other arguments are another action: withheld again.
     expect((await turn('send_email', { ...args, to: 'mallory@example.org' })).calls).toEqual([]);
     // Mail inside the company needs no approval at all (the rule's `when`).
     expect((await turn('send_email', { to: 'bob@acme.com' })).calls).toHaveLength(1);
   });
 
-  it('rate_limit: the 4th lookup in a minute is withheld with when to retry', async () => {
+  it('require_approval, the other way round: withheld JSON, released streamed', async () => {
+    const args = { to: 'trent@example.org', subject: 'hello' };
+    const first = await turn('send_email', args);
+    expect(first.calls).toEqual([]);
+    expect(first.text).toContain('make the same call again');
+    const name = approvalId(first.text) as string;
+    await until(async () => (await approval(name).catch(() => undefined)) !== undefined);
+    expect((await approval(name)).spec).toMatchObject({ tool: 'send_email', arguments: args });
+    await api.operator.call('toolCallApprovals.decide', {
+      params: { name },
+      body: { decision: 'Approve', reason: 'expected mail' },
+    });
+    await until(async () => (await turn('send_email', args, true)).calls.length === 1);
+    expect((await turn('send_email', args, true)).calls).toEqual([{ name: 'send_email', args }]);
+  });
+
+  it('rate_limit: lookups past 3 in a minute are withheld, streamed or not, with when to retry', async () => {
     const outcomes: number[] = [];
-    let last = '';
-    for (let i = 0; i < 4; i++) {
+    const withheld: string[] = [];
+    for (let i = 0; i < 5; i++) {
       const result = await turn('lookup', { q: `q${i}` }, i % 2 === 1);
       outcomes.push(result.calls.length);
-      last = result.text;
+      if (result.calls.length === 0) withheld.push(result.text);
     }
-    expect(outcomes).toEqual([1, 1, 1, 0]);
-    expect(last).toMatch(
-      /rate limit "lookup-budget" allows 3 calls per 1m per identity\. Retry in/,
-    );
+    // Allowed JSON and streamed, then withheld streamed (4th) and JSON (5th).
+    expect(outcomes).toEqual([1, 1, 1, 0, 0]);
+    expect(withheld).toHaveLength(2);
+    for (const text of withheld) {
+      expect(text).toMatch(
+        /rate limit "lookup-budget" allows 3 calls per 1m per identity\. Retry in/,
+      );
+    }
   });
 
   it('receipts record each decision, and the identity the token proved', async () => {

@@ -24,7 +24,7 @@ const fn = (name: string): OpenAI.Responses.FunctionTool => ({
   parameters: { type: 'object', properties: {} },
   strict: false,
 });
-const TOOLS = ['create_pull_request', 'send_email', 'web_lookup'].map(fn);
+const TOOLS = ['create_pull_request', 'send_email', 'web_lookup', 'docs_lookup'].map(fn);
 
 beforeAll(async () => {
   gw = await startTestGateway({
@@ -53,6 +53,12 @@ beforeAll(async () => {
             action: 'rate_limit',
             match: { name: 'web_lookup' },
             limit: { calls: 1, per: '1h', by: 'identity' },
+          },
+          {
+            id: 'docs-budget',
+            action: 'rate_limit',
+            match: { name: 'docs_lookup' },
+            limit: { calls: 2, per: '1h', by: 'identity' },
           },
         ],
       },
@@ -160,5 +166,26 @@ describe('Responses rate limits', () => {
       outcome: 'rate_limited',
       rule: 'lookup-budget',
     });
+  });
+});
+
+describe('Responses rate limits, streamed and not', () => {
+  it('lets calls through in both modes until the budget is spent, then withholds them in both', async () => {
+    const outcomes: Array<[boolean, string | undefined, string]> = [];
+    for (const [i, stream] of [false, true, false, true].entries()) {
+      const { response, decision } = await turn('docs_lookup', { q: `q${i}` }, stream);
+      outcomes.push([stream, decision?.decision?.outcome, response.output[0]?.type ?? '']);
+      if (decision?.policy_state === 'blocked') {
+        expect(response.output_text).toMatch(
+          /rate limit "docs-budget" allows 2 calls per 1h per identity\. Retry in/,
+        );
+      }
+    }
+    expect(outcomes).toEqual([
+      [false, 'allow', 'function_call'],
+      [true, 'allow', 'function_call'],
+      [false, 'rate_limited', 'message'],
+      [true, 'rate_limited', 'message'],
+    ]);
   });
 });

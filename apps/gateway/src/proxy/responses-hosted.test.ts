@@ -167,6 +167,7 @@ describe.each([false, true])('Responses hosted tools (stream: %s)', (stream) => 
       expect.objectContaining({
         provider_type: 'mcp_list_tools',
         name: 'mcp',
+        server: 'github',
         policy_state: 'allowed',
       }),
       expect.objectContaining({

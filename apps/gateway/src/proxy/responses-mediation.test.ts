@@ -118,6 +118,48 @@ describe('Responses requests on their way to the provider', () => {
     expect(seen.instructions).toBe('You file issues.');
   });
 
+  it('augments and replaces the same on a streamed request, and the calls stream back', async () => {
+    const params = {
+      model: 'gpt-4.1-mini',
+      tools: TOOLS,
+      input: [
+        scripted({
+          calls: [
+            { name: 'search_code', arguments: { q: 'retry' } },
+            { name: 'fetch', arguments: { q: 'https://acme.example' } },
+          ],
+        }),
+      ],
+    };
+    await openai.responses.create(params);
+    const unstreamed = lastSeen().tools;
+    const final = await openai.responses.stream(params).finalResponse();
+    const seen = lastSeen();
+    expect(seen.stream).toBe(true);
+    expect(seen.tools).toEqual(unstreamed);
+    expect(seen.tools).toEqual(
+      expect.arrayContaining([
+        fn('search_code', 'search_code tool\n\nOnly acme repos.'),
+        {
+          type: 'function',
+          strict: false,
+          name: 'fetch',
+          description: 'Vetted fetch',
+          parameters: { type: 'object' },
+        },
+      ]),
+    );
+    expect(final.output.map((i) => [i.type, 'name' in i ? i.name : undefined])).toEqual([
+      ['function_call', 'search_code'],
+      ['function_call', 'fetch'],
+    ]);
+    const [receipt] = await lastReceipts(1);
+    expect(receipt?.stream).toBe(true);
+    expect(receipt?.wardwright_tool_mediation?.applied_rules.map((r) => r.id)).toEqual(
+      expect.arrayContaining(['scope', 'vetted-fetch']),
+    );
+  });
+
   it('drops a tool_choice forcing a hidden tool, and every tool field when none is left', async () => {
     await openai.responses.create({
       model: 'gpt-4.1-mini',
@@ -217,6 +259,57 @@ describe('Responses answers on their way to the agent', () => {
         tool_call_id: call.call_id,
         action_id: released?.action_id,
         result_hash: hashLenient({ issue: 42, token: '[REDACTED]' }),
+        is_error: false,
+        elapsed_ms: expect.any(Number),
+        redacted_result: ['token'],
+      },
+    ]);
+  });
+
+  it('runs the tool-call loop streamed: renamed back, renamed for the provider, receipted', async () => {
+    const script = scripted({ call: 'gh_issue', arguments: { q: 'hang', token: 'tok-654321' } });
+    const first = await openai.responses
+      .stream({ model: 'gpt-4.1-mini', tools: TOOLS, input: [script] })
+      .finalResponse();
+    const call = first.output[0] as OpenAI.Responses.ResponseFunctionToolCall;
+    expect(call).toMatchObject({ type: 'function_call', name: 'github/create_issue' });
+    const output = { issue: 43, token: 'tok-fedcba' };
+    const second = await openai.responses
+      .stream({
+        model: 'gpt-4.1-mini',
+        tools: TOOLS,
+        input: [
+          script,
+          {
+            type: 'function_call',
+            call_id: call.call_id,
+            name: call.name,
+            arguments: call.arguments,
+          },
+          { type: 'function_call_output', call_id: call.call_id, output: JSON.stringify(output) },
+        ],
+      })
+      .finalResponse();
+    expect(second.output.map((i) => i.type)).toEqual(['message']);
+    expect((lastSeen().input as Array<Record<string, unknown>>)[1]).toMatchObject({
+      type: 'function_call',
+      name: 'gh_issue',
+    });
+    const [turn1, turn2] = await lastReceipts(2);
+    expect([turn1?.stream, turn2?.stream]).toEqual([true, true]);
+    const released = turn1?.response?.tool_calls[0];
+    expect(released).toMatchObject({
+      id: call.call_id,
+      name: 'github/create_issue',
+      provider_name: 'gh_issue',
+      policy_state: 'allowed',
+      arguments_hash: hashLenient({ q: 'hang', token: '[REDACTED]' }),
+    });
+    expect(turn2?.tool_results).toEqual([
+      {
+        tool_call_id: call.call_id,
+        action_id: released?.action_id,
+        result_hash: hashLenient({ issue: 43, token: '[REDACTED]' }),
         is_error: false,
         elapsed_ms: expect.any(Number),
         redacted_result: ['token'],

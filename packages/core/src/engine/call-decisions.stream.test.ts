@@ -7,6 +7,7 @@ import { createSseParser } from '../stream/sse.ts';
 import { createMemoryCallGate } from './call-gate.ts';
 import type { RuleIdentity } from './identity-match.ts';
 import { mediateRequest } from './mediate-request.ts';
+import { GEMINI_MODEL, geminiDeclaration, geminiRequest } from './surfaces/gemini-fixtures.ts';
 import {
   anthropicRequest,
   anthropicTool,
@@ -71,6 +72,15 @@ const turn = fc.record({
 });
 
 function mediation(surface: Surface) {
+  if (surface === 'gemini') {
+    return mediateRequest(bundleOf({ rules: RULES as never }), {
+      surface,
+      body: geminiRequest(TOOLS.map((t) => geminiDeclaration(t))),
+      target: { model: GEMINI_MODEL, stream: true },
+      identity: ALICE,
+      gate: createMemoryCallGate({ now: () => 0 }),
+    });
+  }
   const tools =
     surface === 'anthropic-messages'
       ? TOOLS.map((t) => anthropicTool(t))
@@ -256,6 +266,56 @@ function responsesStream(text: string, calls: ReadonlyArray<Call & { marker: str
     .join('');
 }
 
+type Marked = ReadonlyArray<Call & { marker: string }>;
+
+/** Gemini's parts for the turn: the text, then one `functionCall` part per call (no ids). */
+function geminiParts(text: string, calls: Marked): JsonObject[] {
+  return [
+    ...(text ? [{ text }] : []),
+    ...calls.map((c) => ({ functionCall: { name: c.name, args: JSON.parse(argsText(c)) } })),
+  ];
+}
+
+interface GeminiChunk {
+  candidates: Array<{ content: { parts: JsonObject[] }; finishReason?: string }>;
+}
+
+function geminiChunk(parts: JsonObject[], last: boolean): GeminiChunk & JsonObject {
+  const candidate = { content: { role: 'model', parts }, index: 0 };
+  return {
+    candidates: [last ? { ...candidate, finishReason: 'STOP' } : candidate],
+    usageMetadata: { promptTokenCount: 3, totalTokenCount: 9 },
+    modelVersion: GEMINI_MODEL,
+  };
+}
+
+function geminiBody(text: string, calls: Marked) {
+  return geminiChunk(geminiParts(text, calls), true);
+}
+
+/**
+ * The `streamGenerateContent?alt=sse` stream of the same turn: each part whole in a chunk of
+ * its own (Gemini never splits a call), the last chunk carrying `finishReason`.
+ */
+function geminiStream(text: string, calls: Marked): string {
+  const parts = geminiParts(text, calls);
+  return parts
+    .map((part, i) => `data: ${JSON.stringify(geminiChunk([part], i === parts.length - 1))}\n\n`)
+    .join('');
+}
+
+/** The parts and finish reason the `@google/genai` SDK collects from a stream's chunks. */
+function accumulateGemini(output: string) {
+  const parts: JsonObject[] = [];
+  let finish: unknown;
+  for (const event of createSseParser().push(output)) {
+    const [candidate] = (JSON.parse(event.data) as GeminiChunk).candidates;
+    parts.push(...(candidate?.content.parts ?? []));
+    if (candidate?.finishReason !== undefined) finish = candidate.finishReason;
+  }
+  return { parts, finish };
+}
+
 /** The output an SDK's Responses accumulator ends with: `response.completed`'s, checked against the items streamed. */
 function accumulateResponses(output: string) {
   const items: JsonObject[] = [];
@@ -339,8 +399,14 @@ describe('call-time rules on streams', () => {
     'openai-chat': { stream: openAIStream, body: openAIBody },
     'anthropic-messages': { stream: anthropicStream, body: anthropicBody },
     'openai-responses': { stream: responsesStream, body: responsesBody },
+    gemini: { stream: geminiStream, body: geminiBody },
   };
-  for (const surface of ['openai-chat', 'anthropic-messages', 'openai-responses'] as const) {
+  for (const surface of [
+    'openai-chat',
+    'anthropic-messages',
+    'openai-responses',
+    'gemini',
+  ] as const) {
     it(`${surface}: no withheld fragment leaks; the stream reassembles to the enforced body`, () => {
       fc.assert(
         fc.property(turn, ({ text, calls, cuts }) => {
@@ -369,6 +435,11 @@ describe('call-time rules on streams', () => {
             expect(got.calls.map((c) => c.id)).toEqual(
               (want?.message.tool_calls ?? []).map((c) => c.id),
             );
+          } else if (surface === 'gemini') {
+            const got = accumulateGemini(streamed.output);
+            const want = (enforced.body as GeminiChunk).candidates[0];
+            expect(got.parts).toEqual(want?.content.parts);
+            expect(got.finish).toBe('STOP');
           } else if (surface === 'openai-responses') {
             const want = enforced.body as ReturnType<typeof responsesBody>;
             expect(accumulateResponses(streamed.output)).toEqual(want.output);

@@ -140,7 +140,44 @@ describe('describeHostedEvent on calls that name what they should not', () => {
     ['mcp_tool_use', 'read', 'secrets', 'blocked'], // its server is hidden
     ['mcp_tool_use', 'read', 'elsewhere', 'blocked'], // a server never offered
     ['mcp_tool_result', undefined, undefined, 'allowed'],
+    ['mcp_list_tools', undefined, 'github', 'allowed'], // a tool list names a server, no tool
+    ['mcp_list_tools', undefined, 'secrets', 'blocked'],
+    ['mcp_list_tools', undefined, 'elsewhere', 'blocked'],
   ])('%s %s (server %s) → %s', (type, name, server, expected) => {
     expect(state(type, name, server)).toBe(expected);
+  });
+});
+
+describe('decideCall records the contract of a typed tool', () => {
+  const body = anthropicRequest([
+    anthropicTool('read_file'),
+    { type: 'computer_20250124', name: 'computer', display_width_px: 800, display_height_px: 600 },
+  ]);
+  it.each<[string, string | undefined]>([
+    ['computer', 'wardwright.computer_use.v1'],
+    ['read_file', undefined], // a function tool: no contract
+  ])('%s → %s', (name, capability) => {
+    const { response } = mediateRequest(bundleOf({ rules: [] }), {
+      surface: 'anthropic-messages',
+      body,
+    });
+    const decided = response.decideCall('toolu_1', name, {});
+    expect(decided.policy_state).toBe('allowed');
+    expect(decided.capability).toBe(capability);
+  });
+
+  it('replaced by a function, the tool claims no contract', () => {
+    const bundle = bundleOf({
+      rules: [
+        {
+          id: 'vetted-computer',
+          action: 'replace',
+          match: { name: 'computer' },
+          tool: { name: 'computer', description: 'Vetted', parameters: { type: 'object' } },
+        },
+      ],
+    });
+    const { response } = mediateRequest(bundle, { surface: 'anthropic-messages', body });
+    expect(response.decideCall('toolu_1', 'computer', {}).capability).toBeUndefined();
   });
 });

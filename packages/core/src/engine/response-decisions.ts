@@ -81,8 +81,8 @@ const MCP_EVENTS = new Set([
 interface CallableTools {
   /** Provider name → the tool the provider may call by it. */
   callable: ReadonlyMap<string, MediatedTool>;
-  /** Agent and provider names of hidden tools (a call to one is blocked as `hidden`). */
-  hiddenNames: ReadonlySet<string>;
+  /** Hidden tools by agent and provider name (a call to one is blocked as `hidden`). */
+  hidden: ReadonlyMap<string, MediatedTool>;
   /** Agent and provider names of function tools: the agent runs them, never the provider. */
   functionNames: ReadonlySet<string>;
 }
@@ -92,15 +92,15 @@ const CALLABLE = new WeakMap<ReadonlyArray<MediatedTool>, CallableTools>();
 
 function callableTools(tools: ReadonlyArray<MediatedTool>): CallableTools {
   const callable = new Map<string, MediatedTool>();
-  const hiddenNames = new Set<string>();
+  const hidden = new Map<string, MediatedTool>();
   const functionNames = new Set<string>();
   for (const t of tools) {
     if (!t.inTools) continue;
     if (t.type === 'function') functionNames.add(t.tool.name).add(t.providerName);
     if (t.visible) callable.set(t.providerName, t);
-    else hiddenNames.add(t.tool.name).add(t.providerName);
+    else hidden.set(t.tool.name, t).set(t.providerName, t);
   }
-  return { callable, hiddenNames, functionNames };
+  return { callable, hidden, functionNames };
 }
 
 /**
@@ -127,10 +127,19 @@ function isLiveServer(server: MediatedTool): boolean {
   return server.visible && !server.inTools;
 }
 
+/**
+ * The capability contract a call invokes: a typed tool's (computer use), never a function's. A
+ * typed tool a rule replaced with a function is the function now: no contract is claimed.
+ */
+function contractOf(tool: MediatedTool | undefined): string | undefined {
+  if (tool === undefined || tool.type === 'function') return undefined;
+  return tool.tool.capability;
+}
+
 /** Builds the response-side judge for one mediated request. */
 export function createResponseContext(input: ResponseContextInput): ResponseContext {
   const { bundle, facts } = input;
-  const { callable, hiddenNames, functionNames } = derivedFromFrozen(
+  const { callable, hidden, functionNames } = derivedFromFrozen(
     CALLABLE,
     input.tools,
     callableTools,
@@ -159,19 +168,20 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
    * Whether a provider-hosted call must not reach the agent although its tool was offered (or
    * was never declared at all): it names a hidden tool or a tool the agent itself executes (a
    * function tool dressed up as a server call), a hide rule covers it, or an MCP connector call
-   * names a server the request did not offer. Results carry no name: they follow their call.
+   * (or tool list) names a server the request did not offer. Results carry no name: they follow
+   * their call.
    */
   function hostedCallRefused(event: HostedEventInput, toolName: string, isMcp: boolean): boolean {
-    if (event.name === undefined) return false;
+    // A server's tool list names no tool, but its server must have been offered all the same.
+    const unoffered = event.server !== undefined && !mcpServerOf(input.tools, event.server);
+    if (event.name === undefined) return isMcp && unoffered;
     if (isMcp) {
-      if (event.server === undefined || mcpServerOf(input.tools, event.server) === undefined) {
-        return true;
-      }
+      if (event.server === undefined || unoffered) return true;
       const tool = event.name.slice(event.server.length + 1);
       return hidingRule([event.name, tool], 'mcp') !== undefined;
     }
     const names = [...new Set([event.name, toolName])];
-    if (names.some((n) => hiddenNames.has(n) || functionNames.has(n))) return true;
+    if (names.some((n) => hidden.has(n) || functionNames.has(n))) return true;
     return hidingRule(names, 'provider') !== undefined;
   }
 
@@ -196,7 +206,7 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
       let conditionArgs: JsonValue = parsed;
       if (!target) {
         policy_state = 'blocked';
-        reason = hiddenNames.has(providerName) ? 'hidden' : 'not_declared';
+        reason = hidden.has(providerName) ? 'hidden' : 'not_declared';
       } else {
         names.push({ name, declaredBy: target.tool.declaredBy, ignoreCase: false });
         const meta = readMetaCall(name, parsed, bundle.metaTools);
@@ -236,11 +246,14 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
         if (judged.reason !== undefined) reason = judged.reason;
         decision = judged.decision;
       }
+      // A call to a hidden typed tool is still a call of its contract (withheld).
+      const capability = contractOf(target ?? hidden.get(providerName));
       return {
         id,
         name,
         ...(providerName !== name ? { provider_name: providerName } : {}),
         ...(action.via ? { resolved_tool: action.tool } : {}),
+        ...(capability !== undefined ? { capability } : {}),
         arguments_hash: argumentsHash,
         action_id: action.action_id,
         policy_state,
@@ -287,6 +300,9 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
         ...(event.sources ? { sources: event.sources } : {}),
         ...(event.error !== undefined ? { error: event.error } : {}),
         ...(event.container !== undefined ? { container: event.container } : {}),
+        ...(isMcp && event.name === undefined && event.server !== undefined
+          ? { server: event.server }
+          : {}),
       };
     },
   };

@@ -154,3 +154,82 @@ describe('OpenAI Responses receipts', () => {
     );
   });
 });
+
+/**
+ * The fields a Responses answer adds to evidence: an MCP tool list's server (`server`, the only
+ * place its label is kept) and a computer call's contract (`capability`). Receipts without them
+ * hash as before (the vectors above); these fix the ones with them.
+ */
+describe('OpenAI Responses receipts of MCP tool lists and computer calls', () => {
+  const tools: JsonObject[] = [
+    { type: 'mcp', server_label: 'docs', server_url: 'https://mcp.example.com/docs' },
+    {
+      type: 'computer_use_preview',
+      display_width: 1024,
+      display_height: 768,
+      environment: 'linux',
+    },
+  ];
+  const output: JsonObject[] = [
+    {
+      id: 'mcpl_1',
+      type: 'mcp_list_tools',
+      server_label: 'docs',
+      tools: [{ name: 'search', input_schema: { type: 'object' } }],
+    },
+    {
+      id: 'cu_1',
+      type: 'computer_call',
+      call_id: 'call_cu',
+      status: 'completed',
+      action: { type: 'screenshot' },
+      pending_safety_checks: [],
+    },
+  ];
+  const typedReceipt = () => {
+    const mediation = mediateRequest(bundleOf({ rules: [] }), {
+      surface: 'openai-responses',
+      body: { model: 'computer-use-preview', input: 'look', tools },
+    });
+    const json = { id: 'resp_2', object: 'response', status: 'completed', output };
+    const enforced = enforceResponse({ json }, mediation.response);
+    expect(enforced.body).toBe(json);
+    return chainReceipt(
+      buildReceiptBody({
+        id: 'r-typed',
+        gateway: 'gw-1',
+        receivedAt: '2026-01-02T03:04:05.000Z',
+        completedAt: '2026-01-02T03:04:05.250Z',
+        latencyMs: { total: 250, mediation: 0.4, upstream: 249 },
+        identity: { binding: 'unverified' },
+        bundleEtag: 'sha256:0',
+        mediation,
+        outcome: { status: 200 },
+        response: enforced.evidence,
+      }),
+      null,
+    );
+  };
+
+  it('keep the server of a tool list and the contract of a computer call, and parse', () => {
+    const typed = typedReceipt();
+    expect(Receipt.parse(typed)).toEqual(typed);
+    expect(typed.response?.hosted_tool_events).toEqual([
+      expect.objectContaining({ provider_type: 'mcp_list_tools', server: 'docs' }),
+    ]);
+    expect(typed.response?.tool_calls).toEqual([
+      expect.objectContaining({
+        name: 'computer',
+        capability: 'wardwright.computer_use.v1',
+        policy_state: 'allowed',
+      }),
+    ]);
+    expect(verifyChain([typed]).valid).toBe(true);
+  });
+
+  it('match the golden hash', () => {
+    expect(typedReceipt().hash).toMatchInlineSnapshot(
+      `"sha256:605a51cd5d9e2c2e10dfd768008819302c222e84329b5fe280390af9601ccdd8"`,
+    );
+  });
+});

@@ -106,6 +106,11 @@ export const ToolCallEvidence = z.object({
   provider_name: z.string().optional(),
   /** For meta-tools such as `mcp_tool`: the real `server/tool` the call targets. */
   resolved_tool: z.string().optional(),
+  /**
+   * The capability contract of the typed tool the call invokes, when it has one (a computer use
+   * action: `wardwright.computer_use.v1`). Absent for function tools, which have no contract.
+   */
+  capability: z.string().optional(),
   arguments_hash: SchemaHash,
   /** AARM-style deterministic action id: same call, same id. */
   action_id: z.string(),
@@ -140,6 +145,11 @@ export const HostedToolEvidence = z.object({
   error: z.string().optional(),
   /** The provider's execution container, when the event names one (a code interpreter's). */
   container: z.string().optional(),
+  /**
+   * The MCP server (`server_label`) of an event that names a server but no tool: an OpenAI
+   * Responses `mcp_list_tools`. A call's server is the first segment of its `name`.
+   */
+  server: z.string().optional(),
 });
 export type HostedToolEvidence = z.infer<typeof HostedToolEvidence>;
 

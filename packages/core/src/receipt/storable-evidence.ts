@@ -68,6 +68,8 @@ function storableCall(call: ToolCallEvidence, at: string, notes: StorableNotes):
   if (providerName !== undefined) out.provider_name = providerName;
   const resolved = notes.optional(`${at}.resolved_tool`, call.resolved_tool, TEXT);
   if (resolved !== undefined) out.resolved_tool = resolved;
+  const capability = notes.optional(`${at}.capability`, call.capability, TEXT);
+  if (capability !== undefined) out.capability = capability;
   const reason = notes.optional(`${at}.reason`, call.reason, TEXT);
   if (reason !== undefined) out.reason = reason;
   if (call.decision !== undefined)
@@ -130,6 +132,8 @@ function storableHostedEvent(
   if (error !== undefined) out.error = error;
   const container = notes.optional(`${at}.container`, event.container, TEXT);
   if (container !== undefined) out.container = container;
+  const server = notes.optional(`${at}.server`, event.server, TEXT);
+  if (server !== undefined) out.server = server;
   return out;
 }
 

@@ -132,6 +132,37 @@ describe('enforceResponsesBody: calls the agent runs', () => {
       ['apply_patch', 'blocked'],
     ]);
     expect(evidence.tool_calls[1]?.arguments_hash).toBe(hashLenient(computer.action));
+    // A typed call records its tool's capability contract; function and custom calls have none.
+    expect(evidence.tool_calls.map((c) => c.capability)).toEqual([
+      undefined,
+      'wardwright.computer_use.v1',
+      undefined,
+    ]);
+  });
+
+  it('records the computer use contract of a call to the hidden computer tool', () => {
+    const hidden = contextFor(
+      { rules: [{ id: 'no-computer', action: 'hide', match: { name: 'computer' } }] },
+      [fn('search'), { type: 'computer', display_width: 800, display_height: 600 }],
+    );
+    const computer = {
+      id: 'cu_1',
+      type: 'computer_call',
+      call_id: 'call_cu',
+      action: { type: 'screenshot' },
+      pending_safety_checks: [],
+      status: 'completed',
+    };
+    const { body, evidence } = enforceResponsesBody(response([computer]), hidden);
+    expect((body as JsonObject).output).toEqual([]);
+    expect(evidence.tool_calls).toEqual([
+      expect.objectContaining({
+        name: 'computer',
+        capability: 'wardwright.computer_use.v1',
+        policy_state: 'blocked',
+        reason: 'hidden',
+      }),
+    ]);
   });
 
   it('tells the agent why a call-time rule withheld a call, in a message of its own', () => {
@@ -276,6 +307,59 @@ describe('enforceResponsesBody: provider-run items', () => {
         policy_state: 'allowed',
         sources: ['https://example.com/a'],
       },
+    ]);
+  });
+
+  it('labels an MCP tool list with its server, and withholds one of a server not offered', () => {
+    const list = (server: string): JsonObject => ({
+      id: `mcpl_${server}`,
+      type: 'mcp_list_tools',
+      server_label: server,
+      tools: [{ name: 'create_issue', input_schema: { type: 'object' } }],
+    });
+    const ctx = contextFor({ rules: [] }, hosted);
+    const { body, evidence } = enforceResponsesBody(
+      response([list('github'), list('gitlab')]),
+      ctx,
+    );
+    expect((body as JsonObject).output).toEqual([list('github')]);
+    expect(evidence.hosted_tool_events).toEqual([
+      {
+        id: 'mcpl_github',
+        capability: 'wardwright.mcp_tool.v1',
+        provider_type: 'mcp_list_tools',
+        name: 'mcp',
+        fidelity: 'provider_attested',
+        policy_state: 'allowed',
+        server: 'github',
+      },
+      {
+        id: 'mcpl_gitlab',
+        capability: 'wardwright.mcp_tool.v1',
+        provider_type: 'mcp_list_tools',
+        name: 'mcp',
+        fidelity: 'opaque',
+        policy_state: 'blocked',
+        server: 'gitlab',
+      },
+    ]);
+  });
+
+  it('records an image generation without a contract: none of the six covers it', () => {
+    const ctx = contextFor({ rules: [] }, [{ type: 'image_generation' }]);
+    const image = {
+      id: 'ig_1',
+      type: 'image_generation_call',
+      status: 'completed',
+      result: 'bW9jaw==',
+    };
+    const { evidence } = enforceResponsesBody(response([image]), ctx);
+    expect(evidence.hosted_tool_events).toEqual([
+      expect.objectContaining({
+        provider_type: 'image_generation_call:image_generation',
+        capability: 'unknown',
+        policy_state: 'allowed',
+      }),
     ]);
   });
 
