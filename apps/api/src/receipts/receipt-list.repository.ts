@@ -369,7 +369,7 @@ function arrayConditions(filter: ReceiptFilter): Prisma.Sql[] {
     const rules = Prisma.sql`(
       SELECT coalesce(array_agg(DISTINCT name || '/' || ${id}::text), '{}') || ARRAY[${id}::text]
       FROM policy_revisions
-      WHERE spec -> 'rules' @> jsonb_build_array(jsonb_build_object('id', ${id}::text)))`;
+      WHERE spec::jsonb -> 'rules' @> jsonb_build_array(jsonb_build_object('id', ${id}::text)))`;
     conditions.push(Prisma.sql`(rules && ${rules} OR ${decidedACall(rules, filter)})`);
   }
   return conditions;
