@@ -241,8 +241,9 @@ describe('the receipts pages', () => {
       // Hashes are identifiers: neutral badges, never styled like the status pills beside them.
       const badges = page.locator('.hash-badge');
       expect(await badges.count()).toBeGreaterThan(3);
-      const looks = await badges.evaluateAll((elements) =>
-        elements.map((el) => {
+      // Strings, run in the page: the tests have no DOM types (as elsewhere in e2e/browser).
+      const looks = (await page.evaluate(`Array.from(document.querySelectorAll('.hash-badge'))
+        .map((el) => {
           const style = getComputedStyle(el);
           return {
             pill: el.classList.contains('pill') || el.closest('.pill') !== null,
@@ -250,11 +251,12 @@ describe('the receipts pages', () => {
             radius: style.borderTopLeftRadius,
             color: style.color,
           };
-        }),
-      );
-      const pillColors = await page
-        .locator('.pill-good, .pill-bad, .pill-warn, .pill-info')
-        .evaluateAll((elements) => elements.map((el) => getComputedStyle(el).color));
+        })`)) as Array<{ pill: boolean; background: string; radius: string; color: string }>;
+      expect(looks).toHaveLength(await badges.count());
+      const pillColors = (await page.evaluate(
+        `Array.from(document.querySelectorAll('.pill-good, .pill-bad, .pill-warn, .pill-info'))
+          .map((el) => getComputedStyle(el).color)`,
+      )) as string[];
       expect(pillColors.length).toBeGreaterThan(0);
       for (const look of looks) {
         expect(look.pill).toBe(false);
