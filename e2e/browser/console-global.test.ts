@@ -144,6 +144,7 @@ const ROUTES: Array<{ slug: string; path: () => string; heading?: RegExp }> = [
   { slug: 'approval', path: () => `/approvals/${approvalName}` },
   { slug: 'fidelity', path: () => '/fidelity' },
   { slug: 'gateways', path: () => '/gateways' },
+  { slug: 'gateway', path: () => '/gateways/edge-global', heading: /^Gateway: edge-global$/ },
   { slug: 'mcp-servers', path: () => '/mcp-servers' },
   { slug: 'mcp-server', path: () => '/mcp-servers/github' },
   { slug: 'identities', path: () => '/identities' },
@@ -232,6 +233,25 @@ describe('global behaviour', () => {
     expect(await page.getByLabel('Tool (exact)').inputValue()).toBe('create_pull_request');
     await page.getByText(/receipts? match/).waitFor();
     await context.close();
+    expect(errors).toEqual([]);
+  });
+
+  it("the Overview's pending approvals tile opens the approvals waiting on a person", async () => {
+    const page = await (contexts.get('desktop') as BrowserContext).newPage();
+    const errors = collectPageErrors(page);
+    await page.goto(`${stack.console.url}/`);
+    const tile = page.getByRole('list', { name: 'Totals' }).locator('.tile', {
+      hasText: 'Pending approvals',
+    });
+    const link = tile.getByRole('link', { name: '1', exact: true });
+    await link.waitFor();
+    await link.click();
+    await page.waitForURL(/\/approvals\?state=pending$/);
+    expect(
+      await page.getByRole('button', { name: 'pending (1)' }).getAttribute('aria-pressed'),
+    ).toBe('true');
+    await page.getByRole('row', { name: /send_email/ }).waitFor();
+    await page.close();
     expect(errors).toEqual([]);
   });
 
@@ -333,6 +353,11 @@ describe('global behaviour', () => {
     await page.emulateMedia({ colorScheme: 'light' });
     await page.goto(`${stack.console.url}/policies`);
     await page.getByRole('link', { name: 'guardrails' }).waitFor();
+    // The document says it supports both schemes, so the browser's own parts (scrollbars,
+    // form controls, the page before the CSS loads) follow the system too.
+    expect(await page.locator('meta[name="color-scheme"]').getAttribute('content')).toBe(
+      'light dark',
+    );
     const light = await background();
     await page.emulateMedia({ colorScheme: 'dark' });
     const dark = await background();

@@ -219,6 +219,51 @@ describe('console pages on real data', () => {
     await page.getByRole('heading', { name: 'Proofs: what is observable' }).waitFor();
     await expectAccessible(page, 'fidelity');
     await screenshot(page, '15-fidelity');
+    expect(
+      await page
+        .getByRole('link', { name: /^Receipts using this: Web search on Anthropic/ })
+        .getAttribute('href'),
+    ).toBe('/receipts?contract=wardwright.web_search.v1&surface=anthropic-messages');
+
+    // One request with OpenAI's hosted web search: the only receipt of that cell.
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${UPSTREAM_KEY}`,
+        'x-user-id': 'dev-search',
+      },
+      body: JSON.stringify({
+        model: 'gpt-4o-mini',
+        messages: [{ role: 'user', content: 'mock: {"hosted":"web_search"}' }],
+        tools: openAITools(['search_code']),
+        web_search_options: {},
+      }),
+    });
+    expect(response.status).toBe(200);
+    const searched = response.headers.get('x-toolgate-receipt-id') as string;
+    await response.body?.cancel();
+    await until(
+      async () =>
+        (
+          await stack.api.operator.call('receipts.list', {
+            query: { contract: 'wardwright.web_search.v1' },
+          })
+        ).items.length === 1,
+      20_000,
+      'the gateway shipped the web search receipt',
+    );
+    await page.getByRole('button', { name: /^Web search on OpenAI Chat Completions/ }).click();
+    await page
+      .getByRole('link', { name: /^Receipts using this: Web search on OpenAI Chat Completions/ })
+      .click();
+    await page.waitForURL(/\/receipts\?contract=wardwright\.web_search\.v1&surface=openai-chat$/);
+    await page.getByText('1 receipt match').waitFor();
+    await page.locator(`.receipt-row a[href="/receipts/${searched}"]`).waitFor();
+    expect(await page.locator('.receipt-row').count()).toBe(1);
+    expect(await page.getByLabel('Capability contract').inputValue()).toBe(
+      'wardwright.web_search.v1',
+    );
   });
 
   it('shows the fleet: a synced gateway, a NACKed one with its error, a stale one', async () => {

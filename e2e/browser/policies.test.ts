@@ -181,6 +181,19 @@ spec:
     });
     expect(rolled.metadata.generation).toBe(3);
     expect((rolled.spec as { rules: unknown[] }).rules).toHaveLength(2);
+    // History marks generation 3 as the rollback it is; generation 1 holds the current spec, so
+    // rolling back to it again would change nothing and is not offered; generation 2 still is.
+    const row = (generation: number) =>
+      page.locator('tr', {
+        has: page.getByRole('checkbox', { name: `Select generation ${generation} for diff` }),
+      });
+    await row(3).getByText('rolled back to generation 1').waitFor();
+    await row(3).getByText('current', { exact: true }).waitFor();
+    await row(1).getByText('same spec as current').waitFor();
+    expect(await page.getByRole('button', { name: 'Roll back to 1' }).count()).toBe(0);
+    expect(await row(1).getByRole('button').count()).toBe(0);
+    await row(2).getByRole('button', { name: 'Roll back to 2' }).waitFor();
+    expect(await row(2).getByText('rolled back', { exact: false }).count()).toBe(0);
     await screenshot(page, '07-policy-rolled-back');
 
     await page

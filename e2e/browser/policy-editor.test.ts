@@ -55,6 +55,19 @@ async function editorText(page: Page): Promise<string> {
   return (await page.locator('.cm-content').textContent()) ?? '';
 }
 
+/**
+ * The editor shows the spec in the order `policyYaml` wrote it: `rules` first under `spec`, and
+ * a rule's `id`, `action`, `match` (its schema would say id, match, action; jsonb mode before
+ * rules). The editor's lines run together in its text, indentation kept.
+ */
+async function expectWrittenKeyOrder(page: Page, action: string): Promise<void> {
+  const text = await editorText(page);
+  expect(text).toMatch(/spec:\s*rules:\s*- id: hide-destructive/);
+  expect(text).toMatch(
+    new RegExp(`id: hide-destructive\\s*action: ${action}\\s*match:\\s*name: delete_branch`),
+  );
+}
+
 describe.each(VIEWPORTS)('the policy editor ($name, $width×$height)', (viewport) => {
   it('keyboard, drafts, human errors, review with a note, history', async () => {
     const name = `editor-${viewport.name}`;
@@ -147,6 +160,8 @@ describe.each(VIEWPORTS)('the policy editor ($name, $width×$height)', (viewport
     await page.getByText(`Applied: generation 2 of ${name}`).waitFor();
     const revisions = await stack.api.operator.call('policies.revisions', { params: { name } });
     expect(revisions.items[0]?.changeNote).toBe('INC-42: no deletes at all');
+    // The applied policy reads back in the order it was written, before and after a reload.
+    await expectWrittenKeyOrder(page, 'deny');
 
     // Preview on a gateway: the draft runs with every policy that gateway runs.
     const gatewayName = `edge-${viewport.name}`;
@@ -159,18 +174,41 @@ describe.each(VIEWPORTS)('the policy editor ($name, $width×$height)', (viewport
         spec: { identity: `gw-${viewport.name}` },
       },
     });
+    // Another policy that gateway runs (it selects env=prod): it hides create_pull_request.
+    const other = `prod-only-${viewport.name}`;
+    await stack.api.operator.call('mediationPolicies.create', {
+      body: {
+        apiVersion: 'toolgate.dev/v1',
+        kind: 'MediationPolicy',
+        metadata: { name: other },
+        spec: {
+          selector: { matchLabels: { env: 'prod' } },
+          priority: 50,
+          rules: [{ id: 'hide-prs', action: 'hide', match: { name: 'create_pull_request' } }],
+        } as never,
+      },
+    });
     await page.reload();
+    await page.locator('.cm-content').waitFor();
+    await expectWrittenKeyOrder(page, 'deny');
+    const result = page.getByRole('region', { name: 'Preview result' });
+    const after = page.getByRole('list', { name: 'Tools after' });
+    // Alone, the draft leaves create_pull_request be…
+    await page.getByRole('button', { name: 'Run preview' }).click();
+    await after.getByText('delete_branch', { exact: true }).waitFor();
+    expect(await after.getByText('create_pull_request', { exact: true }).count()).toBe(1);
+    // …on the gateway, the other policy runs too (first: higher priority) and hides it.
     await page.getByLabel('Run on').selectOption(gatewayName);
     await page.getByRole('button', { name: 'Run preview' }).click();
-    const result = page.getByRole('region', { name: 'Preview result' });
     await result.getByText(`On ${gatewayName}, in order:`).waitFor();
-    await result.getByText('(this draft)').waitFor();
-    expect(
-      await page
-        .getByRole('list', { name: 'Tools after' })
-        .getByText('delete_branch', { exact: true })
-        .count(),
-    ).toBe(1);
+    const ran = result.locator('p', { hasText: `On ${gatewayName}, in order:` });
+    await ran.getByText('(this draft)').waitFor();
+    expect(await ran.textContent()).toMatch(
+      new RegExp(`${other} \\(generation 1\\),.*${name} \\(this draft\\)`),
+    );
+    await after.getByText('delete_branch', { exact: true }).waitFor();
+    await after.getByText('create_pull_request', { exact: true }).waitFor({ state: 'detached' });
+    expect(await after.getByText('search_code', { exact: true }).count()).toBe(1);
     await expectAccessible(page, `preview on a gateway (${viewport.name})`);
     await screenshot(page, `policy-editor-preview-gateway-${viewport.name}`);
 

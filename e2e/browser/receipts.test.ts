@@ -33,6 +33,9 @@ let browser: Browser;
 
 async function open(viewport: { width: number; height: number }) {
   const context = await signedInContext(browser, stack.api.operatorToken, { viewport });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], {
+    origin: stack.console.url,
+  });
   const page = await context.newPage();
   return { page, errors: collectPageErrors(page) };
 }
@@ -62,7 +65,13 @@ async function overflowing(page: Page): Promise<string[]> {
   })()`);
 }
 
-/** 12 receipts of gateway `edge-r`, an hour apart; some call `create_pull_request` (hidden). */
+/** Receipts 00 and 08 offer no `create_pull_request` (nor call it): a search for it skips them. */
+const WITHOUT_PRS = new Set([0, 8]);
+
+/**
+ * 12 receipts of gateway `edge-r`, an hour apart; some call `create_pull_request` (hidden), two
+ * never offered it.
+ */
 async function shipReceipts(): Promise<void> {
   for (const policy of FIXTURE_POLICIES) {
     await stack.api.operator.call('mediationPolicies.create', {
@@ -82,7 +91,9 @@ async function shipReceipts(): Promise<void> {
       id: `rcpt-e2e-${String(i).padStart(2, '0')}`,
       gateway: 'edge-r',
       receivedAt: new Date(base + i * 3_600_000).toISOString(),
-      tools: ['search_code', 'read_file', 'create_pull_request', 'delete_branch'],
+      tools: WITHOUT_PRS.has(i)
+        ? ['search_code', 'read_file', 'delete_branch']
+        : ['search_code', 'read_file', 'create_pull_request', 'delete_branch'],
       calls: calls[i % 3] as string[],
       identity: { human: i % 2 === 0 ? 'alice' : 'bob' },
       status: i === 11 ? 502 : 200,
@@ -133,17 +144,25 @@ describe('the receipts pages', () => {
       await expectAccessible(page, `receipts (${viewport.name})`);
       await screenshot(page, `41-receipts-${viewport.name}`);
 
-      // Substring search, case-insensitive, sorted oldest first.
+      // Substring search, case-insensitive, sorted oldest first: the two receipts that never
+      // offered create_pull_request are left out.
       await page.getByLabel('Tool name contains').fill('PULL_REQ');
       await page.getByRole('button', { name: 'Apply filters' }).click();
-      await page.getByText('12 receipts match').waitFor();
+      await page.getByText('10 receipts match').waitFor();
       await page.getByLabel('Sort').selectOption('oldest');
       await page.waitForURL(/order=oldest/);
       await page
         .locator('.receipt-row')
         .first()
-        .locator('a[href="/receipts/rcpt-e2e-00"]')
+        .locator('a[href="/receipts/rcpt-e2e-01"]')
         .waitFor();
+      const listed = await page
+        .locator('.receipt-row a[href^="/receipts/"]')
+        .evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+      const matching = Array.from({ length: 12 }, (_, i) => i)
+        .filter((i) => !WITHOUT_PRS.has(i))
+        .map((i) => `/receipts/rcpt-e2e-${String(i).padStart(2, '0')}`);
+      expect([...new Set(listed)]).toEqual(matching);
 
       // Export the filtered list as CSV: every matching row, the blocked tool in its column.
       const [download] = await Promise.all([
@@ -152,9 +171,25 @@ describe('the receipts pages', () => {
       ]);
       const csv = await (await download.createReadStream()).toArray();
       const lines = Buffer.concat(csv).toString('utf8').trimEnd().split('\r\n');
-      expect(lines).toHaveLength(13);
+      expect(lines).toHaveLength(11);
       expect(lines[0]).toContain('tools_blocked');
       expect(lines.filter((line) => line.includes(',create_pull_request,'))).toHaveLength(4);
+
+      // And as JSON Lines: one summary a line, the same rows in the list's order.
+      const [jsonl] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'JSON Lines' }).click(),
+      ]);
+      expect(jsonl.suggestedFilename()).toMatch(/^receipts-.*\.jsonl$/);
+      const text = Buffer.concat(await (await jsonl.createReadStream()).toArray()).toString('utf8');
+      expect(text.endsWith('\n')).toBe(true);
+      const rows = text
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as { id: string; gateway: string; tools: string[] });
+      expect(rows.map((row) => `/receipts/${row.id}`)).toEqual(matching);
+      expect(rows.every((row) => row.gateway === 'edge-r')).toBe(true);
+      expect(rows.every((row) => row.tools.includes('create_pull_request'))).toBe(true);
 
       // A range that ends before it starts is shown as an error and not applied.
       await page.getByLabel('From').fill('2026-03-02T10:00');
@@ -181,10 +216,60 @@ describe('the receipts pages', () => {
 
     it(`headlines a blocked receipt as blocked, with copy and raw JSON (${viewport.name})`, async () => {
       const { page, errors } = await open(viewport);
+      // The receipt held back until the skeleton has been seen: the page keeps its shape.
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await page.route('**/apis/toolgate.dev/v1/receipts/rcpt-e2e-10', async (route) => {
+        await held;
+        await route.continue();
+      });
       await page.goto(`${stack.console.url}/receipts/rcpt-e2e-10`);
+      const skeleton = page.locator('.skeleton[aria-busy="true"]', { hasText: 'Loading receipt…' });
+      await skeleton.waitFor();
+      expect(await skeleton.getAttribute('role')).toBe('status');
+      expect(await skeleton.locator('.skeleton-bar').count()).toBeGreaterThan(1);
+      expect(await page.getByTestId('outcome-headline').count()).toBe(0);
+      release();
       const headline = page.getByTestId('outcome-headline');
       await headline.getByText('blocked: create_pull_request (hidden)').waitFor();
+      await skeleton.waitFor({ state: 'detached' });
+      await page.unroute('**/apis/toolgate.dev/v1/receipts/rcpt-e2e-10');
       expect(await headline.locator('.pill-good').count()).toBe(0);
+
+      // Hashes are identifiers: neutral badges, never styled like the status pills beside them.
+      const badges = page.locator('.hash-badge');
+      expect(await badges.count()).toBeGreaterThan(3);
+      // Strings, run in the page: the tests have no DOM types (as elsewhere in e2e/browser).
+      const looks = (await page.evaluate(`Array.from(document.querySelectorAll('.hash-badge'))
+        .map((el) => {
+          const style = getComputedStyle(el);
+          return {
+            pill: el.classList.contains('pill') || el.closest('.pill') !== null,
+            background: style.backgroundColor,
+            radius: style.borderTopLeftRadius,
+            color: style.color,
+          };
+        })`)) as Array<{ pill: boolean; background: string; radius: string; color: string }>;
+      expect(looks).toHaveLength(await badges.count());
+      const pillColors = (await page.evaluate(
+        `Array.from(document.querySelectorAll('.pill-good, .pill-bad, .pill-warn, .pill-info'))
+          .map((el) => getComputedStyle(el).color)`,
+      )) as string[];
+      expect(pillColors.length).toBeGreaterThan(0);
+      for (const look of looks) {
+        expect(look.pill).toBe(false);
+        expect(look.background).toBe('rgba(0, 0, 0, 0)');
+        expect(look.radius).toBe('2px');
+        expect(pillColors).not.toContain(look.color);
+      }
+
+      // Copy id: the clipboard holds the id, and the button says so.
+      const copy = page.getByRole('button', { name: /^Copy id/ });
+      await copy.click();
+      await copy.getByText('Copied').waitFor();
+      expect(await page.evaluate('navigator.clipboard.readText()')).toBe('rcpt-e2e-10');
       await page.getByRole('button', { name: 'Show JSON' }).click();
       const json = await page.getByLabel('Receipt rcpt-e2e-10 as JSON').inputValue();
       expect(JSON.parse(json)).toMatchObject({ id: 'rcpt-e2e-10', gateway: 'edge-r' });

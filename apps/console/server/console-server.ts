@@ -2,7 +2,7 @@ import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CONSOLE_CONTENT_SECURITY_POLICY, securityHeaders } from '@toolgate/contract';
-import { build, preview } from 'vite';
+import { build, type Plugin, preview } from 'vite';
 import { proxyTo } from './proxy.ts';
 
 /** apps/console */
@@ -16,6 +16,9 @@ const SOURCES = [
   join(CONSOLE_ROOT, 'package.json'),
   join(CONSOLE_ROOT, '../../packages/contract/src'),
   join(CONSOLE_ROOT, '../../packages/core/src'),
+  // Their `sideEffects` flags decide what the bundler may leave out.
+  join(CONSOLE_ROOT, '../../packages/contract/package.json'),
+  join(CONSOLE_ROOT, '../../packages/core/package.json'),
 ];
 
 export interface ConsoleServer {
@@ -52,19 +55,63 @@ export async function isBuildStale(): Promise<boolean> {
  * which Vite and the React plugin would bundle React's development build (twice the size).
  */
 export async function ensureBuilt(
-  options: { log?: (line: string) => void; force?: boolean } = {},
+  options: {
+    log?: (line: string) => void;
+    force?: boolean;
+    /** Told the JavaScript chunks the build wrote, and how they import each other (the bench). */
+    onChunks?: (chunks: BuiltChunk[]) => void;
+  } = {},
 ): Promise<boolean> {
   if (!options.force && !(await isBuildStale())) return false;
   options.log?.('building the console (dist/ is missing or older than its sources)…');
   const callers = process.env.NODE_ENV;
   process.env.NODE_ENV = 'production';
   try {
-    await build({ root: CONSOLE_ROOT, logLevel: 'warn', mode: 'production' });
+    await build({
+      root: CONSOLE_ROOT,
+      logLevel: 'warn',
+      mode: 'production',
+      ...(options.onChunks ? { plugins: [reportChunks(options.onChunks)] } : {}),
+    });
   } finally {
     if (callers === undefined) delete process.env.NODE_ENV;
     else process.env.NODE_ENV = callers;
   }
   return true;
+}
+
+/** A JavaScript chunk of the build, as the bundler wrote it. */
+export interface BuiltChunk {
+  /** Under `dist/`: `assets/index-….js`. */
+  fileName: string;
+  isEntry: boolean;
+  /** The module a lazy import loads it for (`…/overview-page.tsx`), when it is one's chunk. */
+  module: string | undefined;
+  /** Chunks it imports statically (loaded with it) and dynamically (loaded when it asks). */
+  imports: string[];
+  dynamicImports: string[];
+}
+
+/** Observes the bundle only: the build's output is the same with it. */
+function reportChunks(onChunks: (chunks: BuiltChunk[]) => void): Plugin {
+  return {
+    name: 'toolgate-report-chunks',
+    apply: 'build',
+    generateBundle(_options, bundle) {
+      const chunks: BuiltChunk[] = [];
+      for (const output of Object.values(bundle)) {
+        if (output.type !== 'chunk') continue;
+        chunks.push({
+          fileName: output.fileName,
+          isEntry: output.isEntry,
+          module: output.facadeModuleId ?? undefined,
+          imports: output.imports,
+          dynamicImports: output.dynamicImports,
+        });
+      }
+      onChunks(chunks);
+    },
+  };
 }
 
 /**

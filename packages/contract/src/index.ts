@@ -11,6 +11,7 @@ export * from './routes/overview.ts';
 export * from './routes/policies.ts';
 export * from './routes/receipts.ts';
 export * from './routes/resources.ts';
+export * from './routes/route-index.ts';
 export * from './routes/sync.ts';
 export * from './routes/system.ts';
 export * from './routes/tool-call-approvals.ts';

@@ -32,6 +32,18 @@ export interface RouteDef<
   readonly successCode?: number;
 }
 
+/** What a client needs of a route to call it, and the console to hide what a role may not do. */
+export type RouteShape = Pick<RouteDef, 'method' | 'path' | 'access'>;
+
+/** Fills `{param}` placeholders; values are URI-encoded. */
+export function buildPath(path: string, params: Record<string, unknown> = {}): string {
+  return path.replace(/\{(\w+)\}/g, (_, key: string) => {
+    const value = params[key];
+    if (value === undefined) throw new Error(`missing path parameter "${key}" for ${path}`);
+    return encodeURIComponent(String(value));
+  });
+}
+
 export function route<
   P extends z.ZodType,
   Q extends z.ZodType,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildOpenApiDocument } from './openapi.ts';
-import { buildPath, ROUTES } from './routes/index.ts';
+import { buildPath } from './route.ts';
+import { ROUTES } from './routes/index.ts';
 
 describe('the route table', () => {
   const entries = Object.entries(ROUTES);

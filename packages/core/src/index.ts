@@ -32,6 +32,7 @@ export { deepFreeze, isDeeplyFrozen } from './json/deep-freeze.ts';
 export * from './json/json-diff.ts';
 export * from './json/json-text.ts';
 export * from './json/json-value.ts';
+export * from './json/key-order.ts';
 export * from './json/request-parser.ts';
 export * from './json/utf8-bytes.ts';
 export * from './json/well-formed-text.ts';

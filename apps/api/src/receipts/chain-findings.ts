@@ -217,6 +217,7 @@ const LIST_COLUMNS: ReadonlyArray<[column: string, key: keyof ReceiptColumns]> =
   ['tools', 'tools'],
   ['rules', 'rules'],
   ['policies', 'policies'],
+  ['capabilities', 'capabilities'],
   ['receipt_stats.outcome_class', 'outcomeClass'],
   ['receipt_stats.called_tools', 'calledTools'],
   ['receipt_stats.blocked_calls', 'blockedCalls'],

@@ -17,6 +17,7 @@ export interface StoredReceiptRow {
   tools: string[] | null;
   rules: string[] | null;
   policies: string[] | null;
+  capabilities: string[] | null;
   /** From the receipt's `receipt_stats` row: all null when it has none. */
   outcomeClass: string | null;
   calledTools: string[] | null;
@@ -77,7 +78,8 @@ export class ChainLinksRepository {
         r.stream AS r_stream, r.status AS r_status, r.outcome AS r_outcome,
         r.identity_human AS "r_identityHuman", r.identity_service AS "r_identityService",
         r.identity_session AS "r_identitySession", r.binding AS r_binding, r.tools AS r_tools,
-        r.rules AS r_rules, r.policies AS r_policies, s.outcome_class AS "r_outcomeClass",
+        r.rules AS r_rules, r.policies AS r_policies, r.capabilities AS r_capabilities,
+        s.outcome_class AS "r_outcomeClass",
         s.called_tools AS "r_calledTools", s.blocked_calls AS "r_blockedCalls",
         s.withheld_calls AS "r_withheldCalls", s.mediation_ms AS "r_mediationMs",
         s.upstream_ms AS "r_upstreamMs",
@@ -149,6 +151,7 @@ function toLink(row: FlatRow): ChainLinkRow {
       tools: row.r_tools,
       rules: row.r_rules,
       policies: row.r_policies,
+      capabilities: row.r_capabilities,
       outcomeClass: row.r_outcomeClass,
       calledTools: row.r_calledTools,
       blockedCalls: row.r_blockedCalls,

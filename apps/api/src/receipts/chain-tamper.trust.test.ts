@@ -120,6 +120,7 @@ const COLUMN_EDITS: Array<{ column: string; set: string; reason?: string; field?
   { column: 'tools', set: `tools = array_remove(tools, 'create_pull_request')` },
   { column: 'rules', set: `rules = '{}'` },
   { column: 'policies', set: `policies = ARRAY['annotate']` },
+  { column: 'capabilities', set: `capabilities = ARRAY['wardwright.web_search.v1']` },
   { column: 'gateway', set: `gateway = 'another-gateway'` },
   { column: 'surface', set: `surface = 'anthropic-messages'` },
   { column: 'stream', set: 'stream = true' },

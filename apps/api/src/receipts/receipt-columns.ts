@@ -43,6 +43,8 @@ export interface ReceiptColumns extends ReceiptStatsColumns {
   rules: string[];
   /** Names of the policy revisions in the bundle. */
   policies: string[];
+  /** Capability contracts the receipt holds evidence of: {@link receiptCapabilities}. */
+  capabilities: string[];
   prevHash: string | null;
   hash: string;
 }
@@ -72,6 +74,7 @@ export function receiptColumns(receipt: Receipt): ReceiptColumns {
     ]),
     rules: appliedRules(receipt),
     policies: unique(receipt.bundle.policies.map((policy) => policy.name)),
+    capabilities: receiptCapabilities(receipt),
     calledTools: calls.map((call) => call.name),
     blockedCalls: calls.filter((call) => call.policy_state === 'blocked').map(callVerdictKey),
     withheldCalls,
@@ -81,6 +84,20 @@ export function receiptColumns(receipt: Receipt): ReceiptColumns {
     prevHash: receipt.prev_hash,
     hash: receipt.hash,
   };
+}
+
+/**
+ * The capability contracts of the request's provider-hosted tools, then those of the response's
+ * hosted tool events, each once: what the list's `contract` filter (the Fidelity page's link)
+ * matches. The migration that added the column derives the same in SQL for receipts stored
+ * before it: keep the two in step.
+ */
+export function receiptCapabilities(receipt: Receipt): string[] {
+  const fromTools = receipt.tools.flatMap((tool) =>
+    tool.capability === undefined ? [] : [tool.capability],
+  );
+  const fromEvents = (receipt.response?.hosted_tool_events ?? []).map((event) => event.capability);
+  return unique([...fromTools, ...fromEvents]);
 }
 
 /**

@@ -61,6 +61,11 @@ export interface FixtureReceipt {
   calls?: string[];
   identity?: { human?: string; service?: string; session?: string };
   status?: number;
+  /**
+   * The request switches on OpenAI's hosted web search (`web_search_options`) and the answer
+   * cites a source: capability `wardwright.web_search.v1` on the request and the response side.
+   */
+  webSearch?: boolean;
 }
 
 function openAITool(name: string) {
@@ -92,6 +97,7 @@ export function fixtureReceiptBody(input: FixtureReceipt): ReceiptBody {
       model: 'gpt-4o-mini',
       messages: [{ role: 'user', content: 'Find where retries are configured.' }],
       tools: tools.map(openAITool),
+      ...(input.webSearch ? { web_search_options: {} } : {}),
     },
     identity,
   });
@@ -104,6 +110,13 @@ export function fixtureReceiptBody(input: FixtureReceipt): ReceiptBody {
           message: {
             role: 'assistant',
             content: calls.length === 0 ? 'Done.' : null,
+            ...(input.webSearch
+              ? {
+                  annotations: [
+                    { type: 'url_citation', url_citation: { url: 'https://docs.example/retry' } },
+                  ],
+                }
+              : {}),
             ...(calls.length > 0
               ? {
                   tool_calls: calls.map((name, index) => ({

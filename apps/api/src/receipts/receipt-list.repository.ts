@@ -20,6 +20,8 @@ export interface ReceiptFilter {
   /** A rule id without its policy. */
   ruleId?: string;
   policy?: string;
+  /** A capability contract id the receipt holds evidence of (its `capabilities` column). */
+  capability?: string;
   outcome?: ReceiptFilterOutcome;
   surface?: string;
   since?: string;
@@ -84,7 +86,8 @@ const INDEX_ROW_COST = 4;
 
 const COLUMNS = Prisma.sql`
   id, gateway, seq, received_at, surface, model, stream, status, outcome, identity_human,
-  identity_service, identity_session, binding, tools, rules, policies, prev_hash, hash`;
+  identity_service, identity_session, binding, tools, rules, policies, capabilities, prev_hash,
+  hash`;
 
 const SUMMARY_COLUMNS = Prisma.sql`
   id, gateway, seq, received_at AS "receivedAt", surface, model, stream, status, outcome,
@@ -95,7 +98,7 @@ const SUMMARY_COLUMNS = Prisma.sql`
 /**
  * Filtered receipt lists, newest first (received_at desc, id desc), in keyset pages.
  *
- * Array filters (tool, rule, policy) are where PostgreSQL's planner goes wrong on a large table:
+ * Array filters (tool, rule, policy, capability) are where PostgreSQL's planner goes wrong on a large table:
  * with `ORDER BY … LIMIT` it assumes matches are spread evenly over time, so it walks the time
  * index for a tool that is frequent overall but absent lately (a second on a million rows), and
  * it does the same for rare tools that fell out of its statistics. So the access path is chosen
@@ -261,7 +264,7 @@ export class ReceiptListRepository {
       FROM pg_inherits i
       JOIN pg_class c ON c.oid = i.inhrelid
       LEFT JOIN pg_stats s ON s.schemaname = current_schema() AND s.tablename = c.relname
-        AND NOT s.inherited AND s.attname IN ('tools', 'rules', 'policies')
+        AND NOT s.inherited AND s.attname IN ('tools', 'rules', 'policies', 'capabilities')
       WHERE i.inhparent = 'receipts'::regclass AND c.reltuples > 0`;
     const value = combinePartitionStats(partitions);
     this.stats = { at: Date.now(), value };
@@ -286,6 +289,7 @@ function estimateMatches(
     ['tools', filter.tool],
     ['rules', filter.qualifiedRule],
     ['policies', filter.policy],
+    ['capabilities', filter.capability],
   ] as const) {
     if (element === undefined) continue;
     const elementStats = stats.columns.get(column);
@@ -350,6 +354,9 @@ function arrayConditions(filter: ReceiptFilter): Prisma.Sql[] {
   if (filter.policy !== undefined) {
     conditions.push(Prisma.sql`policies @> ARRAY[${filter.policy}::text]`);
   }
+  if (filter.capability !== undefined) {
+    conditions.push(Prisma.sql`capabilities @> ARRAY[${filter.capability}::text]`);
+  }
   if (filter.qualifiedRule !== undefined) {
     const rule = Prisma.sql`ARRAY[${filter.qualifiedRule}::text]`;
     conditions.push(Prisma.sql`(rules @> ${rule} OR ${decidedACall(rule, filter)})`);
@@ -362,7 +369,7 @@ function arrayConditions(filter: ReceiptFilter): Prisma.Sql[] {
     const rules = Prisma.sql`(
       SELECT coalesce(array_agg(DISTINCT name || '/' || ${id}::text), '{}') || ARRAY[${id}::text]
       FROM policy_revisions
-      WHERE spec -> 'rules' @> jsonb_build_array(jsonb_build_object('id', ${id}::text)))`;
+      WHERE spec::jsonb -> 'rules' @> jsonb_build_array(jsonb_build_object('id', ${id}::text)))`;
     conditions.push(Prisma.sql`(rules && ${rules} OR ${decidedACall(rules, filter)})`);
   }
   return conditions;

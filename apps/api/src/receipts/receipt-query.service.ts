@@ -95,6 +95,7 @@ function filterOf(query: ReceiptFilterQuery): ReceiptFilter {
         : { ruleId: query.rule }
       : {}),
     ...(query.policy !== undefined ? { policy: query.policy } : {}),
+    ...(query.contract !== undefined ? { capability: query.contract } : {}),
     ...(query.outcome !== undefined ? { outcome: query.outcome } : {}),
     ...(query.surface !== undefined ? { surface: query.surface } : {}),
     ...(query.since !== undefined ? { since: query.since } : {}),

@@ -1,3 +1,5 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import {
   type ApiClient,
   ApiError,
@@ -5,6 +7,7 @@ import {
   type ReceiptSummary,
 } from '@toolgate/contract';
 import { ingestBatchOf, type Receipt } from '@toolgate/core';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PrismaService } from '../database/prisma.service.ts';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
@@ -58,6 +61,8 @@ beforeAll(async () => {
         calls: CALLS[k % CALLS.length] as string[],
         identity: IDENTITIES[k % IDENTITIES.length] as { human?: string; service?: string },
         status: k % 7 === 0 ? 502 : 200,
+        // Some of q3's requests used the provider's hosted web search, for the contract filter.
+        webSearch: name === 'q3' && i % 5 === 2,
       });
       // Some of q3's traffic came in on another surface, for the surface filter.
       return name === 'q3' && i % 4 === 0
@@ -103,6 +108,10 @@ const toolNames = (r: Receipt) => [
 ];
 /** An `until` just past a receipt (until is exclusive). */
 const nextMs = (r: Receipt) => new Date(Date.parse(r.timestamps.received_at) + 1).toISOString();
+const WEB_SEARCH = 'wardwright.web_search.v1';
+const usedWebSearch = (r: Receipt) =>
+  r.tools.some((t) => t.capability === WEB_SEARCH) &&
+  Boolean(r.response?.hosted_tool_events.some((e) => e.capability === WEB_SEARCH));
 const blocked = (r: Receipt) => r.response?.tool_calls.some((c) => c.policy_state === 'blocked');
 
 describe('receipt queries', () => {
@@ -155,6 +164,13 @@ describe('receipt queries', () => {
     ['identity (service)', { identity: 'ci-bot' }, (r) => r.identity.service === 'ci-bot'],
     ['identity (session)', { identity: 'sess-a' }, (r) => r.identity.session === 'sess-a'],
     ['surface', { surface: 'anthropic-messages' }, (r) => r.surface === 'anthropic-messages'],
+    ['capability contract', { contract: WEB_SEARCH }, usedWebSearch],
+    [
+      'capability contract on a surface (a Fidelity cell)',
+      { contract: WEB_SEARCH, surface: 'openai-chat' },
+      (r) => usedWebSearch(r) && r.surface === 'openai-chat',
+    ],
+    ['capability contract no receipt used', { contract: 'wardwright.code_exec.v1' }, () => false],
     ['surface (the other)', { surface: 'openai-chat' }, (r) => r.surface === 'openai-chat'],
     ['outcome blocked', { outcome: 'blocked' }, (r) => Boolean(blocked(r))],
     [
@@ -187,7 +203,10 @@ describe('receipt queries', () => {
     const expected = newestFirst(stored.filter(predicate));
     const items = await allPages(query, 4);
     expect(items.map((i) => i.id)).toEqual(expected);
-    if (!('rule' in query && query.rule === 'nobody/hide-deletes')) {
+    if (
+      !('rule' in query && query.rule === 'nobody/hide-deletes') &&
+      query.contract !== 'wardwright.code_exec.v1'
+    ) {
       expect(expected.length).toBeGreaterThan(4);
     }
   });
@@ -199,6 +218,7 @@ describe('receipt queries', () => {
         ...query,
         ...(query.rule?.includes('/') ? { qualifiedRule: query.rule } : {}),
         ...(query.rule && !query.rule.includes('/') ? { ruleId: query.rule } : {}),
+        ...(query.contract ? { capability: query.contract } : {}),
       } as ReceiptFilter;
       const expected = newestFirst(stored.filter(predicate));
       // `walk` here uses windows of 10 rows: most pages need several and the index fallback.
@@ -354,6 +374,19 @@ describe('receipt queries', () => {
     }
   });
 
+  it('refuses a contract filter that is not a contract id, naming the field', async () => {
+    for (const value of ['web_search', 'wardwright.web_search', 'WARDWRIGHT.web_search.v1', '']) {
+      for (const route of ['receipts', 'receipt-count']) {
+        const response = await api.fetch(
+          `/apis/toolgate.dev/v1/${route}?contract=${encodeURIComponent(value)}`,
+          { token: api.operatorToken },
+        );
+        expect(response.status, `${route} ${value}`).toBe(400);
+        expect(await response.text()).toContain('contract');
+      }
+    }
+  });
+
   it('rejects unknown query parameters and bad values with 400', async () => {
     for (const query of ['outcome=maybe', 'surface=telnet', 'surface=']) {
       const response = await api.fetch(`/apis/toolgate.dev/v1/receipts?${query}`, {
@@ -371,5 +404,42 @@ describe('receipt queries', () => {
     const { client } = await api.identity('query-gateway', ['gateway']);
     const forbidden = await client.call('receipts.list', {}).catch((e: unknown) => e);
     expect((forbidden as ApiError).httpStatus).toBe(403);
+  });
+});
+
+describe('the capabilities column', () => {
+  const MIGRATION = fileURLToPath(
+    new URL(
+      '../../../../prisma/migrations/20261215090000_receipt_capabilities/migration.sql',
+      import.meta.url,
+    ),
+  );
+
+  it("the migration's backfill derives what ingest derives (receipts stored before it verify)", async () => {
+    const sql = await readFile(MIGRATION, 'utf8');
+    const backfill = sql.slice(sql.indexOf('WITH derived AS'));
+    const db = new pg.Client({ connectionString: api.database.url });
+    await db.connect();
+    try {
+      // What the column holds for a receipt stored before it existed.
+      await db.query(`UPDATE receipts SET capabilities = '{}'`);
+      const blanked = await call(auditor, 'receipts.verify', { params: { name: 'q3' } });
+      expect(blanked.firstBreak).toMatchObject({
+        reason: 'column_mismatch',
+        field: 'capabilities',
+        expected: JSON.stringify([WEB_SEARCH]),
+      });
+      await db.query(backfill);
+    } finally {
+      await db.end();
+    }
+    for (const name of ['q1', 'q2', 'q3']) {
+      const result = await call(auditor, 'receipts.verify', { params: { name } });
+      expect(result.firstBreak, name).toBeUndefined();
+      expect(result.valid, name).toBe(true);
+    }
+    expect((await allPages({ contract: WEB_SEARCH })).map((i) => i.id)).toEqual(
+      newestFirst(stored.filter(usedWebSearch)),
+    );
   });
 });

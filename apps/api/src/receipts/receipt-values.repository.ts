@@ -54,8 +54,8 @@ function sourceOf(field: ReceiptValueField): Prisma.Sql {
     case 'rule':
       return Prisma.sql`SELECT DISTINCT revision.name || '/' || (rule ->> 'id')
         FROM policy_revisions revision,
-          jsonb_array_elements(CASE jsonb_typeof(revision.spec -> 'rules')
-            WHEN 'array' THEN revision.spec -> 'rules' ELSE '[]'::jsonb END) rule`;
+          jsonb_array_elements(CASE jsonb_typeof(revision.spec::jsonb -> 'rules')
+            WHEN 'array' THEN revision.spec::jsonb -> 'rules' ELSE '[]'::jsonb END) rule`;
     case 'identity':
       return Prisma.sql`SELECT name FROM resources WHERE kind = 'Identity'
         UNION ALL ${recent(Prisma.sql`unnest(ARRAY[identity_human, identity_service])`)}`;

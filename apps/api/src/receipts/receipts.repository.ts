@@ -279,7 +279,14 @@ function insertStatement(
   // text[][] cannot be unnested row by row (arrays are rectangular and unnest flattens them),
   // so each row's array travels as an array literal inside the array, and is cast back.
   const nested = (
-    key: 'tools' | 'rules' | 'policies' | 'calledTools' | 'blockedCalls' | 'withheldCalls',
+    key:
+      | 'tools'
+      | 'rules'
+      | 'policies'
+      | 'capabilities'
+      | 'calledTools'
+      | 'blockedCalls'
+      | 'withheldCalls',
   ) => arrayLiteral(rows.map((row) => arrayLiteral(row[key])));
   const values = [
     gateway,
@@ -309,6 +316,7 @@ function insertStatement(
     column((row) => String(row.mediationMs)),
     column((row) => String(row.upstreamMs)),
     column((row) => row.outcomeClass),
+    nested('capabilities'),
   ];
   const text = `
     WITH u AS MATERIALIZED (
@@ -319,11 +327,11 @@ function insertStatement(
         unnest($14::text[]), unnest($15::text[]), unnest($16::text[]), unnest($17::text[]),
         unnest($18::text[]), unnest($19::text[]), string_to_table($20::text, E'\\x1e'),
         unnest($26::text[]), unnest($27::text[]), unnest($28::text[]),
-        unnest($29::float8[]), unnest($30::float8[]), unnest($31::text[])
+        unnest($29::float8[]), unnest($30::float8[]), unnest($31::text[]), unnest($32::text[])
       ) AS u(id, seq, received_at, surface, model, stream, status, outcome, identity_human,
         identity_service, identity_session, binding, tools, rules, policies, prev_hash, hash,
         tool_set_hash, body, called_tools, blocked_calls, withheld_calls, mediation_ms,
-        upstream_ms, outcome_class)
+        upstream_ms, outcome_class, capabilities)
     ), links AS (
       INSERT INTO receipt_links (id, gateway, seq, received_at, hash)
       SELECT u.id, $1, u.seq, u.received_at, u.hash FROM u
@@ -348,11 +356,11 @@ function insertStatement(
     )
     INSERT INTO receipts (id, gateway, seq, received_at, surface, model, stream, status, outcome,
       identity_human, identity_service, identity_session, binding, tools, rules, policies,
-      prev_hash, hash, tool_set_hash, body)
+      capabilities, prev_hash, hash, tool_set_hash, body)
     SELECT u.id, $1, u.seq, u.received_at, u.surface, u.model, u.stream, u.status,
       u.outcome, u.identity_human, u.identity_service, u.identity_session, u.binding,
-      u.tools::text[], u.rules::text[], u.policies::text[], u.prev_hash, u.hash, u.tool_set_hash,
-      u.body::jsonb
+      u.tools::text[], u.rules::text[], u.policies::text[], u.capabilities::text[], u.prev_hash,
+      u.hash, u.tool_set_hash, u.body::jsonb
     FROM u`;
   return { text, values };
 }

@@ -8,7 +8,7 @@ import {
   type RouteName,
   WriteQuery,
 } from '@toolgate/contract';
-import { parseLabelSelector } from '@toolgate/core';
+import { inKeyOrderOf, parseLabelSelector } from '@toolgate/core';
 import type { FastifyReply } from 'fastify';
 import type { z } from 'zod';
 import { CurrentActor } from '../auth/current-actor.decorator.ts';
@@ -92,13 +92,22 @@ export function createResourceController(
       };
     }
 
+    // `written`: the spec as sent, before its schema reordered its keys; the stored spec keeps
+    // the writer's order (a person reads it back in the policy editor).
     @mount('create')
     create(
       @Body({ schema: bodyOf('create') }) body: ObjectInput,
+      @Body('spec') written: unknown,
       @Query({ schema: writeQuery }) query: WriteQueryValue,
       @CurrentActor() actor: Actor,
     ) {
-      return this.store.create(kind, body, actor, query.dryRun === 'All', extrasOf(query));
+      return this.store.create(
+        kind,
+        { ...body, spec: inKeyOrderOf(body.spec, written) },
+        actor,
+        query.dryRun === 'All',
+        extrasOf(query),
+      );
     }
 
     @mount('get')
@@ -110,13 +119,14 @@ export function createResourceController(
     replace(
       @Param({ schema: NameParams }) params: NameParamsValue,
       @Body({ schema: bodyOf('replace') }) body: ObjectInput,
+      @Body('spec') written: unknown,
       @Query({ schema: writeQuery }) query: WriteQueryValue,
       @CurrentActor() actor: Actor,
     ) {
       return this.store.replace(
         kind,
         params.name,
-        body,
+        { ...body, spec: inKeyOrderOf(body.spec, written) },
         actor,
         query.dryRun === 'All',
         'update',

@@ -42,12 +42,3 @@ function prefixed<P extends string, T extends Record<string, RouteDef>>(
     Object.entries(table).map(([name, def]) => [`${prefix}.${name}`, def]),
   ) as Prefixed<P, T>;
 }
-
-/** Fills `{param}` placeholders; values are URI-encoded. */
-export function buildPath(path: string, params: Record<string, unknown> = {}): string {
-  return path.replace(/\{(\w+)\}/g, (_, key: string) => {
-    const value = params[key];
-    if (value === undefined) throw new Error(`missing path parameter "${key}" for ${path}`);
-    return encodeURIComponent(String(value));
-  });
-}

@@ -1,4 +1,4 @@
-import { IdentityBinding, Receipt, Surface } from '@toolgate/core';
+import { ContractId, IdentityBinding, Receipt, Surface } from '@toolgate/core';
 import { z } from 'zod';
 import { decimalInteger } from '../decimal-integer.ts';
 import { READERS, route } from '../route.ts';
@@ -119,6 +119,12 @@ export const ReceiptFilterQuery = z
     /** `policy/rule` or just the rule id. */
     rule: z.string().max(256).optional(),
     policy: z.string().max(253).optional(),
+    /**
+     * A capability contract id (`wardwright.web_search.v1`): receipts whose request offered a
+     * provider-hosted tool of that contract or whose response holds a hosted tool event of it
+     * (what the Fidelity page links to, with the profile's `surface`).
+     */
+    contract: ContractId.optional(),
     /**
      * The request's class, as the Overview counts it: `blocked` (refused before the provider),
      * `withheld` (a call held for approval or withheld by a rule, not blocked), `ok` and

@@ -1,4 +1,10 @@
-import { type ApiClient, ApiError, createClient, type Status } from '@toolgate/contract';
+import {
+  type ApiClient,
+  ApiError,
+  createRouteClient,
+  ROUTE_INDEX,
+  type Status,
+} from '@toolgate/contract';
 import { createContext, type ReactNode, useContext } from 'react';
 
 const ApiClientContext = createContext<ApiClient | null>(null);
@@ -19,7 +25,9 @@ export function makeApiClient(
     if (response.status === 401 && token) onUnauthorized?.();
     return response;
   };
-  return createClient({ baseUrl, ...(token ? { token } : {}), fetch: observed });
+  // The route index, not ROUTES: the browser needs each route's method and path, not the
+  // schemas (and the CEL compiler) the API validates with, which would triple the bundle.
+  return createRouteClient(ROUTE_INDEX, { baseUrl, ...(token ? { token } : {}), fetch: observed });
 }
 
 export function ApiClientProvider(props: { client: ApiClient; children: ReactNode }) {

@@ -1,5 +1,5 @@
 import { queryOptions, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type ApiClient, ROUTES, type RouteName } from '@toolgate/contract';
+import { type ApiClient, ROUTE_INDEX, type RouteName } from '@toolgate/contract';
 import type { Role } from '@toolgate/core';
 import {
   createContext,
@@ -117,7 +117,7 @@ export function useWhoami() {
 
 /** Whether roles may call a route, by the route's own access rule (the API enforces the same). */
 export function canCall(roles: ReadonlyArray<Role>, route: RouteName): boolean {
-  const access = ROUTES[route].access;
+  const access = ROUTE_INDEX[route].access;
   if ('anonymous' in access) return true;
   return access.roles.some((role) => roles.includes(role));
 }

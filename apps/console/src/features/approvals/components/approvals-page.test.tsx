@@ -81,6 +81,20 @@ describe('ApprovalsPage', () => {
     expect(await screen.findByText('No denied approvals')).toBeTruthy();
   });
 
+  it('reads the state from the URL: /approvals?state=pending (the Overview tile) shows only pending', async () => {
+    renderWithApi(<ApprovalsPage />, {
+      route: '/approvals?state=pending',
+      responses: { [`GET ${LIST}`]: { body: list([pending, approved, expired]) } },
+    });
+    const row = await screen.findByRole('row', { name: /send_email/ });
+    expect(within(row).getByText('pending')).toBeTruthy();
+    expect(screen.queryByRole('row', { name: /create_pull_request/ })).toBeNull();
+    expect(screen.queryByRole('row', { name: /web_search/ })).toBeNull();
+    expect(screen.getByRole('button', { name: 'pending (1)' }).getAttribute('aria-pressed')).toBe(
+      'true',
+    );
+  });
+
   it('has an empty state and an error state', async () => {
     const { unmount } = renderWithApi(<ApprovalsPage />, {
       responses: { [`GET ${LIST}`]: { body: list([]) } },

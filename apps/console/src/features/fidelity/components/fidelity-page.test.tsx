@@ -1,4 +1,4 @@
-import { screen, within } from '@testing-library/react';
+import { fireEvent, screen, within } from '@testing-library/react';
 import { SEED_CAPABILITY_CONTRACTS, SEED_PROVIDER_PROFILES } from '@toolgate/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { renderWithApi } from '../../../test/render.tsx';
@@ -80,5 +80,20 @@ describe('FidelityPage', () => {
     expect(
       within(code).getByRole('button', { name: /Code execution on Google Gemini/ }).textContent,
     ).toContain('Normalized');
+  });
+
+  it('opens a cell’s proofs and gaps, and links to the receipts that used its capability', async () => {
+    renderSeeded();
+    const cell = await screen.findByRole('button', { name: /^Web search on Anthropic Messages/ });
+    fireEvent.click(cell);
+    expect(cell.getAttribute('aria-pressed')).toBe('true');
+    await screen.findByRole('heading', { name: 'Proofs: what is observable' });
+    screen.getByRole('heading', { name: /^Gaps \(\d+\)$/ });
+    const link = screen.getByRole('link', {
+      name: 'Receipts using this: Web search on Anthropic Messages',
+    });
+    expect(link.getAttribute('href')).toBe(
+      '/receipts?contract=wardwright.web_search.v1&surface=anthropic-messages',
+    );
   });
 });

@@ -5,6 +5,7 @@ import {
   type ProviderProfile,
 } from '@toolgate/core';
 import { useMemo } from 'react';
+import { Link } from 'react-router';
 import { useUrlState } from '../../../shared/lib/search-params.ts';
 import { PageHeader, Section } from '../../../shared/ui/page.tsx';
 import { Empty, ErrorState, Loading } from '../../../shared/ui/states.tsx';
@@ -44,6 +45,15 @@ function FidelityName(props: { fidelity: Fidelity }) {
 }
 
 const KEYS = ['contract', 'profile'] as const;
+
+/**
+ * The receipts list of one cell: receipts holding evidence of the contract (a hosted tool of it
+ * offered, or a hosted tool event of it) that came in on the profile's surface.
+ */
+export function receiptsUsingHref(profile: ProviderProfile, contract: CapabilityContract): string {
+  const query = new URLSearchParams({ contract: contract.spec.id, surface: profile.spec.surface });
+  return `/receipts?${query.toString()}`;
+}
 
 /** Capability contract × provider profile: what Toolgate can prove per cell, with gaps on click. */
 export function FidelityPage() {
@@ -191,7 +201,13 @@ function CellDetails(props: {
     <Section title={`${contract.spec.title} on ${profile.spec.displayName}`}>
       <p className="muted">
         Contract <code>{contract.spec.id}</code> · profile <code>{profile.metadata.name}</code> (
-        <code>{profile.spec.surface}</code>)
+        <code>{profile.spec.surface}</code>) ·{' '}
+        <Link
+          to={receiptsUsingHref(profile, contract)}
+          aria-label={`Receipts using this: ${contract.spec.title} on ${profile.spec.displayName}`}
+        >
+          Receipts using this
+        </Link>
       </p>
       {!capability ? (
         <Empty title="Not offered">

@@ -78,7 +78,9 @@ describe('OverviewPage', () => {
     expect(within(totals).getByRole('link', { name: '3' }).getAttribute('href')).toContain(
       'outcome=blocked',
     );
-    expect(within(totals).getByRole('link', { name: '4' }).getAttribute('href')).toBe('/approvals');
+    expect(within(totals).getByRole('link', { name: '4' }).getAttribute('href')).toBe(
+      '/approvals?state=pending',
+    );
 
     const rules = screen.getByRole('list', { name: 'Blocked and withheld calls by rule' });
     const noDeletes = within(rules).getByRole('link', { name: /guardrails\/no-deletes/ });

@@ -78,7 +78,7 @@ function OverviewBody(props: { overview: Overview; refreshing: boolean }) {
         ))}
         <li className="tile">
           <span className="tile-label">Pending approvals</span>
-          <Link className="tile-value" to="/approvals">
+          <Link className="tile-value" to="/approvals?state=pending">
             {overview.pendingApprovals.toLocaleString()}
           </Link>
         </li>

@@ -1,3 +1,4 @@
+import { inKeyOrderOf } from '@toolgate/core';
 import { DiffView } from '../../../shared/editor/diff-view.tsx';
 import { HashBadge } from '../../../shared/ui/badges.tsx';
 import { Field } from '../../../shared/ui/field.tsx';
@@ -66,7 +67,8 @@ export function PolicyDiff(props: {
               <Empty title="No differences" />
             )}
             <DiffView
-              left={toYaml(result.from.spec)}
+              // The older side in the newer one's key order: a reordered key is no change.
+              left={toYaml(inKeyOrderOf(result.from.spec, result.to.spec))}
               right={toYaml(result.to.spec)}
               leftLabel={`Generation ${result.from.generation}`}
               rightLabel={`Generation ${result.to.generation}`}

@@ -1,6 +1,6 @@
 import type { ReceiptValueField } from '@toolgate/contract';
-import { Surface } from '@toolgate/core';
-import { type FormEvent, useEffect, useState } from 'react';
+import { CAPABILITY_CONTRACT_IDS, ContractId, Surface } from '@toolgate/core';
+import { type FormEvent, useEffect, useId, useState } from 'react';
 import { Field } from '../../../shared/ui/field.tsx';
 import type { ReceiptFilters } from '../api/list-receipts.ts';
 import { SuggestInput } from './suggest-input.tsx';
@@ -16,6 +16,7 @@ export const FILTER_KEYS = [
   'policy',
   'outcome',
   'surface',
+  'contract',
   'order',
 ] as const;
 export type FilterKey = (typeof FILTER_KEYS)[number];
@@ -57,6 +58,13 @@ export function rangeError(values: Partial<Record<FilterKey, string>>): string |
   return Date.parse(since) > Date.parse(until) ? '“Until” must not be before “From”.' : undefined;
 }
 
+/** The form's message for a contract id the API would refuse (it names the field too). */
+export function contractError(values: Partial<Record<FilterKey, string>>): string | undefined {
+  const { contract } = values;
+  if (!contract || ContractId.safeParse(contract).success) return undefined;
+  return 'A contract id looks like wardwright.web_search.v1.';
+}
+
 /** The URL's filter values as the API query; a hand-edited value the API would refuse is dropped. */
 export function toReceiptFilters(values: Partial<Record<FilterKey, string>>): ReceiptFilters {
   const filters: ReceiptFilters = {};
@@ -70,6 +78,9 @@ export function toReceiptFilters(values: Partial<Record<FilterKey, string>>): Re
     } else if (key === 'surface') {
       const surface = Surface.safeParse(value);
       if (surface.success) filters.surface = surface.data;
+    } else if (key === 'contract') {
+      const contract = ContractId.safeParse(value);
+      if (contract.success) filters.contract = contract.data;
     } else if (key === 'order') {
       if (value === 'oldest') filters.order = 'oldest';
     } else if (key === 'since' || key === 'until') {
@@ -93,11 +104,13 @@ export function ReceiptFiltersForm(props: {
   const set = (key: FilterKey, value: string | undefined) =>
     setDraft((d) => ({ ...d, [key]: value }));
   const invalidRange = rangeError(draft);
+  const invalidContract = contractError(draft);
+  const contractListId = useId();
   const apply = (values: Partial<Record<FilterKey, string | undefined>>) =>
     props.onApply(Object.fromEntries(FILTER_KEYS.map((k) => [k, values[k] || undefined])));
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    if (invalidRange) return;
+    if (invalidRange || invalidContract) return;
     apply(draft);
   };
   const quickRange = (ms: number) => {
@@ -196,6 +209,27 @@ export function ReceiptFiltersForm(props: {
           </select>
         )}
       </Field>
+      <Field label="Capability contract" error={invalidContract}>
+        {(control) => (
+          <>
+            <input
+              {...control}
+              type="search"
+              list={contractListId}
+              autoComplete="off"
+              maxLength={253}
+              placeholder="e.g. wardwright.web_search.v1"
+              value={draft.contract ?? ''}
+              onChange={(e) => set('contract', e.target.value || undefined)}
+            />
+            <datalist id={contractListId}>
+              {CAPABILITY_CONTRACT_IDS.map((id) => (
+                <option key={id} value={id} />
+              ))}
+            </datalist>
+          </>
+        )}
+      </Field>
       <Field label="Sort">
         {(control) => (
           <select
@@ -211,7 +245,11 @@ export function ReceiptFiltersForm(props: {
         )}
       </Field>
       <div className="filter-actions">
-        <button type="submit" className="button button-primary" disabled={Boolean(invalidRange)}>
+        <button
+          type="submit"
+          className="button button-primary"
+          disabled={Boolean(invalidRange || invalidContract)}
+        >
           Apply filters
         </button>
         {active ? (

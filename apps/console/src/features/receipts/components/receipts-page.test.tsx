@@ -126,4 +126,39 @@ describe('receipts list', () => {
     const list = await screen.findByTestId('suggestions-gateway');
     await within(list).findByText('', { selector: 'option[value="edge-b"]' });
   });
+
+  it('reads a capability contract from the URL (a Fidelity cell’s link) into the API query', async () => {
+    const { calls } = renderList({
+      rows: [ROW],
+      count: 1,
+      route: '/receipts?contract=wardwright.web_search.v1&surface=anthropic-messages',
+    });
+    await screen.findByRole('row', { name: /edge-a/ });
+    const list = calls.find((c) => c.startsWith(`GET ${API}/receipts?`)) ?? '';
+    expect(list).toContain('contract=wardwright.web_search.v1');
+    expect(list).toContain('surface=anthropic-messages');
+    const count = calls.find((c) => c.startsWith(`GET ${API}/receipt-count?`)) ?? '';
+    expect(count).toContain('contract=wardwright.web_search.v1');
+    expect((screen.getByLabelText('Capability contract') as HTMLInputElement).value).toBe(
+      'wardwright.web_search.v1',
+    );
+  });
+
+  it('refuses to apply a contract that is not a contract id, saying what one looks like', async () => {
+    const { calls } = renderList({ rows: [ROW], count: 1 });
+    await screen.findByRole('row', { name: /edge-a/ });
+    fireEvent.change(screen.getByLabelText('Capability contract'), {
+      target: { value: 'web search' },
+    });
+    expect(screen.getByRole('alert').textContent).toContain('wardwright.web_search.v1');
+    const apply = screen.getByRole('button', { name: 'Apply filters' }) as HTMLButtonElement;
+    expect(apply.disabled).toBe(true);
+    expect(calls.some((c) => c.includes('contract='))).toBe(false);
+  });
+
+  it('drops a hand-edited contract the API would refuse', async () => {
+    const { calls } = renderList({ rows: [ROW], count: 1, route: '/receipts?contract=nope' });
+    await screen.findByRole('row', { name: /edge-a/ });
+    expect(calls.some((c) => c.includes('contract='))).toBe(false);
+  });
 });
