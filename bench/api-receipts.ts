@@ -94,7 +94,7 @@ const TOOL_POOL = [
 ];
 
 /** Per gateway one chain; batches take turns between gateways, each in chain order. */
-export function makeBatches(): Array<{ gateway: string; receipts: Receipt[] }> {
+function makeBatches(): Array<{ gateway: string; receipts: Receipt[] }> {
   const random = lcg(7);
   const perGateway = (BATCHES * BATCH) / GATEWAYS;
   const chains = Array.from({ length: GATEWAYS }, (_, g) => {
