@@ -20,6 +20,7 @@ import type { z } from 'zod';
 import { receiptColumns } from './receipt-columns.ts';
 import { toolLinksOf } from './receipt-tool-links.ts';
 import {
+  type ChainChunk,
   type ChainState,
   type NewReceiptRow,
   type NewStandInRow,
@@ -75,30 +76,30 @@ export class ReceiptIngestService {
     items: ReadonlyArray<unknown>,
     toolSets: Readonly<Record<string, unknown>> = {},
   ): Promise<ReceiptIngestResult[]> {
-    // Parsing and hashing are the expensive part and need no lock: done before the transaction.
-    const checked = items.map((item) => checkItem(gateway, item));
     const sent = new Map<string, SentToolSet>(
       Object.entries(toolSets).map(([hash, value]) => [hash, checkToolSet(hash, value)]),
     );
+    // Which ids may be stored already and which tool sets to look up are read off the items
+    // as sent, unchecked (a lookup only): the checks themselves run chunk by chunk below.
     const unknown = new Set<string>();
-    for (const item of checked) {
-      if (
-        item.ok &&
-        'receipt' in item &&
-        'tool_set_hash' in item.receipt &&
-        !sent.has(item.receipt.tool_set_hash)
-      ) {
-        unknown.add(item.receipt.tool_set_hash);
-      }
+    const ids = new Set<string>();
+    for (const item of items) {
+      const id = itemId(item);
+      if (id !== '') ids.add(id);
+      const hash = (item as { tool_set_hash?: unknown } | null)?.tool_set_hash;
+      if (typeof hash === 'string' && !sent.has(hash)) unknown.add(hash);
     }
     const stored = await this.receipts.toolSets([...unknown]);
-    const resolved = checked.map((item) => resolveItem(item, sent, stored));
-    const ids = [...new Set(resolved.flatMap((item) => (item.ok ? [linkOf(item).id] : [])))];
     const newToolSets = new Map<string, string>();
     for (const [hash, toolSet] of sent) if (toolSet.ok) newToolSets.set(hash, toolSet.json);
     try {
-      return await this.receipts.appendToChain(gateway, ids, newToolSets, (state) =>
-        linkBatch(gateway, resolved, state),
+      return await this.receipts.appendToChain(gateway, [...ids], newToolSets, (state) =>
+        linkBatch(
+          gateway,
+          items,
+          (item) => resolveItem(checkItem(gateway, item), sent, stored),
+          state,
+        ),
       );
     } catch (error) {
       if (error instanceof ReceiptIdTakenError) {
@@ -263,19 +264,32 @@ function itemId(item: unknown): string {
   return typeof id === 'string' ? id : '';
 }
 
-/** Decides each item against the chain as stored, under the gateway's chain lock. */
-function linkBatch(
+/** Items checked, decided and written per chunk: PostgreSQL writes one while the next is checked. */
+const CHUNK = 200;
+
+/**
+ * Checks (parsing and hashing, the expensive part) and decides each item against the chain as
+ * stored, under the gateway's chain lock, yielding the rows to write chunk by chunk.
+ */
+function* linkBatch(
   gateway: string,
-  checked: ReadonlyArray<ResolvedItem>,
+  items: ReadonlyArray<unknown>,
+  check: (item: unknown) => ResolvedItem,
   state: ChainState,
-): { rows: NewReceiptRow[]; standIns: NewStandInRow[]; result: ReceiptIngestResult[] } {
-  const rows: NewReceiptRow[] = [];
-  const standIns: NewStandInRow[] = [];
+): Generator<ChainChunk, ReceiptIngestResult[], void> {
+  let rows: NewReceiptRow[] = [];
+  let standIns: NewStandInRow[] = [];
   const results: ReceiptIngestResult[] = [];
   const known = new Map(state.stored);
   let head = state.head;
   let brokenAt: string | undefined;
-  for (const item of checked) {
+  for (const [index, sentItem] of items.entries()) {
+    if (index > 0 && index % CHUNK === 0) {
+      yield { rows, standIns };
+      rows = [];
+      standIns = [];
+    }
+    const item = check(sentItem);
     if (!item.ok) {
       results.push(item.result);
       continue;
@@ -332,5 +346,6 @@ function linkBatch(
     known.set(id, hash);
     head = { seq, hash };
   }
-  return { rows, standIns, result: results };
+  yield { rows, standIns };
+  return results;
 }

@@ -317,6 +317,25 @@ describe('receipt ingest', () => {
     expect(await rowCount('gw-retry')).toBe(7);
   });
 
+  it('decides a batch longer than a chunk in order, and a retry of it stores nothing twice', async () => {
+    const client = await gateway('gw-long');
+    // 450 receipts: three chunks, an altered receipt in the last one, whose successors then
+    // do not continue the chain.
+    const chain = chainOf(bodies('gw-long', 450));
+    const tampered = [...chain.slice(0, 420), { ...chain[420], prev_hash: chain[0]?.hash }];
+    const first = await ingest(client, 'gw-long', [...tampered, ...chain.slice(421)]);
+    expect(first.slice(0, 420).every((r) => r.result === 'created')).toBe(true);
+    expect(first[420]?.reason).toBe('HashMismatch');
+    expect(first.slice(421).every((r) => r.reason === 'ChainBroken')).toBe(true);
+    expect(await rowCount('gw-long')).toBe(420);
+    const retried = await ingest(client, 'gw-long', chain);
+    expect(retried.map((r) => r.result)).toEqual([
+      ...Array(420).fill('duplicate'),
+      ...Array(30).fill('created'),
+    ]);
+    expect(await rowCount('gw-long')).toBe(450);
+  });
+
   it('rejects an id already stored with another hash as Conflict', async () => {
     const client = await gateway('gw-conflict');
     const [first] = chainOf(bodies('gw-conflict', 1));
@@ -427,6 +446,33 @@ describe('receipt ingest', () => {
     await expect(attempt).rejects.toBeInstanceOf(ReceiptIdTakenError);
     expect(await rowCount('gw-racer')).toBe(0);
     expect(await rowCount('gw-taken')).toBe(1);
+  });
+
+  it('rolls back every chunk of a batch when a later chunk fails', async () => {
+    const client = await gateway('gw-chunked');
+    const [stored] = chainOf(bodies('gw-chunked', 1));
+    await ingest(client, 'gw-chunked', [stored]);
+    const repository = api.app.get(ReceiptsRepository);
+    const rows = chainOf(bodies('gw-chunked', 3, 1), stored?.hash).map((receipt, i) => ({
+      ...receiptColumns(receipt as Receipt),
+      gateway: 'gw-chunk-racer',
+      seq: BigInt(i + 1),
+      body: '{}',
+      toolSetHash: null,
+    }));
+    let decided = 0;
+    // The first chunk is written while the second is decided; the second holds a taken id.
+    const attempt = repository.appendToChain('gw-chunk-racer', [], new Map(), function* () {
+      yield { rows: rows.slice(0, 2) };
+      decided++;
+      yield { rows: [{ ...(rows[2] as (typeof rows)[number]), id: (stored as Receipt).id }] };
+      decided++;
+      return undefined;
+    });
+    await expect(attempt).rejects.toBeInstanceOf(ReceiptIdTakenError);
+    expect(decided).toBe(2);
+    expect(await rowCount('gw-chunk-racer')).toBe(0);
+    expect(await rowCount('gw-chunked')).toBe(1);
   });
 
   it('loses a batch whose connection dies mid-transaction whole, and the next one lands', async () => {

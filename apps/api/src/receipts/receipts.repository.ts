@@ -1,4 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import type { ReceiptStandIn } from '@toolgate/contract';
 import {
@@ -52,12 +52,23 @@ export interface NewStandInRow {
   standIn: ReceiptStandIn;
 }
 
-/** What an ingest's plan decides to write. */
-export interface ChainAppend<T> {
+/** Rows an ingest's plan decided to write: receipts (with their links) and stand-ins. */
+export interface ChainChunk {
   rows: NewReceiptRow[];
   standIns?: NewStandInRow[];
+}
+
+/** What an ingest's plan decides to write, all at once. */
+export interface ChainAppend<T> extends ChainChunk {
   result: T;
 }
+
+/**
+ * A plan: everything at once, or a generator yielding chunks as it decides them and returning
+ * the result. Each chunk is sent to PostgreSQL as soon as it is yielded, so the database writes
+ * one chunk while the plan decides the next (on two cores, checking and writing overlap).
+ */
+export type ChainPlan<T> = ChainAppend<T> | Generator<ChainChunk, T, void>;
 
 /** Stored receipts: the hash-chained ingest and single receipts (chain walks: ChainLinksRepository). */
 @Injectable()
@@ -119,7 +130,7 @@ export class ReceiptsRepository {
     gateway: string,
     ids: ReadonlyArray<string>,
     toolSets: ReadonlyMap<string, string>,
-    plan: (state: ChainState) => ChainAppend<T>,
+    plan: (state: ChainState) => ChainPlan<T>,
   ): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -139,7 +150,7 @@ export class ReceiptsRepository {
     gateway: string,
     ids: ReadonlyArray<string>,
     toolSets: ReadonlyMap<string, string>,
-    plan: (state: ChainState) => ChainAppend<T>,
+    plan: (state: ChainState) => ChainPlan<T>,
   ): Promise<T> {
     // node-postgres directly, not `$transaction`: Prisma passes every parameter through its
     // WebAssembly query compiler, which cost more than PostgreSQL's own work on a batch's
@@ -179,7 +190,7 @@ async function appendInTransaction<T>(
   gateway: string,
   ids: ReadonlyArray<string>,
   toolSets: ReadonlyMap<string, string>,
-  plan: (state: ChainState) => ChainAppend<T>,
+  plan: (state: ChainState) => ChainPlan<T>,
 ): Promise<T> {
   await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`receipts:${gateway}`]);
   const heads = await client.query<{ seq: string; hash: string }>(
@@ -196,21 +207,30 @@ async function appendInTransaction<T>(
           )
         ).rows;
   const head = heads.rows[0];
-  const {
-    rows,
-    standIns = [],
-    result,
-  } = plan({
+  const planned = plan({
     head: head && { seq: BigInt(head.seq), hash: head.hash },
     stored: new Map(stored.map((row) => [row.id, row.hash])),
   });
+  // Each statement is sent as soon as the one before it is done, without waiting for the plan:
+  // PostgreSQL writes one chunk while the plan decides the next. The first failure is the one
+  // reported; nothing is sent after it.
+  let written: Promise<void> = Promise.resolve();
+  let failure: unknown;
+  const send = (text: string, values: string[]) => {
+    written = written.then(async () => {
+      if (failure !== undefined) return;
+      await client.query(text, values).catch((error: unknown) => {
+        failure = error;
+      });
+    });
+  };
   // Every valid tool set sent is kept, even when the receipt it came with was not created
   // (rejected, duplicate): later receipts of the gateway rely on it being stored.
   // In hash order, so two batches sharing tool sets queue up on the first one they share
   // instead of each waiting on a row the other inserted (a deadlock). Sets already stored are
   // skipped before their JSON is parsed. Their texts travel like the receipts' bodies (below).
   if (toolSets.size > 0) {
-    await client.query(
+    send(
       `INSERT INTO tool_sets (hash, body)
        SELECT u.hash, u.body::jsonb
        FROM ROWS FROM (unnest($1::text[]), string_to_table($2::text, E'\\x1e')) AS u(hash, body)
@@ -220,14 +240,14 @@ async function appendInTransaction<T>(
       [arrayLiteral([...toolSets.keys()]), [...toolSets.values()].join(RECORD_SEPARATOR)],
     );
   }
-  try {
+  const write = ({ rows, standIns = [] }: ChainChunk) => {
     if (rows.length > 0) {
       const insert = insertStatement(gateway, rows);
-      await client.query(insert.text, insert.values);
+      send(insert.text, insert.values);
     }
     if (standIns.length > 0) {
       // Links only: the receipt's body is on the gateway, so there is no `receipts` row.
-      await client.query(
+      send(
         `INSERT INTO receipt_links (id, gateway, seq, received_at, hash, stand_in)
          SELECT u.id, $1, u.seq, u.received_at, u.hash, u.stand_in::jsonb
          FROM ROWS FROM (unnest($2::text[]), unnest($3::bigint[]), unnest($4::timestamptz[]),
@@ -243,14 +263,32 @@ async function appendInTransaction<T>(
         ],
       );
     }
-  } catch (error) {
-    // Ids were checked under the lock, so only another gateway's concurrent batch with
-    // one of the same ids gets here (its lock is not ours). No `ON CONFLICT`: the
-    // speculative insertion it needs costs a third of the statement on every batch.
-    if (isUniqueViolation(error)) throw new ReceiptIdTakenError();
-    throw error;
+  };
+  let result: T | undefined;
+  if ('result' in planned) {
+    write(planned);
+    result = planned.result;
+  } else {
+    for (;;) {
+      const step = planned.next();
+      if (step.done) {
+        result = step.value;
+        break;
+      }
+      write(step.value);
+      // A turn of the event loop: the socket takes more of what was queued and the database's
+      // answers are read before the next chunk is decided.
+      await setImmediate();
+      if (failure !== undefined) break;
+    }
   }
-  return result;
+  await written;
+  // Ids were checked under the lock, so only another gateway's concurrent batch with one of
+  // the same ids gets here (its lock is not ours). No `ON CONFLICT`: the speculative insertion
+  // it needs costs a third of the statement on every batch.
+  if (isUniqueViolation(failure)) throw new ReceiptIdTakenError();
+  if (failure !== undefined) throw failure;
+  return result as T;
 }
 
 /** A receipt id of the batch was stored by another gateway while the batch was being written. */
