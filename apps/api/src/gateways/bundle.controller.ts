@@ -1,5 +1,6 @@
 import { Controller, Inject, Param, Query, Req, Res } from '@nestjs/common';
 import { NameParams, ROUTES } from '@toolgate/contract';
+import { canonicalize } from '@toolgate/core';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import { Route } from '../common/route.decorator.ts';
@@ -30,8 +31,13 @@ export class BundleController {
       reply.status(304).header('etag', `"${known}"`);
       return;
     }
-    reply.header('etag', `"${found.etag}"`).header('cache-control', 'no-cache');
-    return found.bundle;
+    // The canonical text the ETag hashes: the bundle's shared parts keep theirs (frozen), so a
+    // fleet woken at once is served without serializing them again per gateway.
+    reply
+      .header('etag', `"${found.etag}"`)
+      .header('cache-control', 'no-cache')
+      .header('content-type', 'application/json; charset=utf-8');
+    return canonicalize(found.bundle);
   }
 }
 

@@ -3,6 +3,8 @@ import type { GatewayBundle } from '@toolgate/contract';
 import {
   type BundleMcpServer,
   type CapabilityContractSpec,
+  canonicalize,
+  deepFreeze,
   hashCanonical,
   type IdentitySpec,
   type McpServerSpec,
@@ -42,6 +44,20 @@ interface Snapshot {
   mcpServers: BundleMcpServer[];
   /** Live token hashes by identity name. */
   tokens: Map<string, Array<{ sha256: string; expiresAt: string | null }>>;
+  /** Built on first use and shared: what a fleet's bundles have in common is made once. */
+  memo: SnapshotMemo;
+}
+
+/**
+ * Per snapshot: the parts every bundle shares, the policies each label set selects, and each
+ * gateway's bundle. The shared parts are deeply frozen, so canonical JSON keeps their text and a
+ * fleet woken by one apply hashes (and serves) each gateway's bundle by joining texts made once,
+ * not by serializing contracts, profiles and identities again per gateway.
+ */
+interface SnapshotMemo {
+  shared?: Pick<GatewayBundle, 'identities' | 'contracts' | 'profiles' | 'mcpServers'>;
+  selections: Map<string, GatewayBundle['policies']>;
+  bundles: Map<string, VersionedBundle>;
 }
 
 /**
@@ -75,45 +91,20 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
 
   async current(gatewayName: string): Promise<VersionedBundle> {
     const snapshot = await this.snapshot();
+    const known = snapshot.memo.bundles.get(gatewayName);
+    if (known) return known;
     const gateway = snapshot.gateways.get(gatewayName)?.object;
     if (!gateway) throw new NotFoundError('Gateway', gatewayName);
-    const { policies, identities, contracts, profiles, mcpServers, tokens } = snapshot;
-    const labels = gateway.metadata.labels;
-    const selected = policies
-      .map((p) => ({ record: p, spec: p.object.spec as MediationPolicySpec }))
-      .filter(({ spec }) => matchesLabelSelector(spec.selector ?? {}, labels))
-      .sort(
-        (a, b) =>
-          b.spec.priority - a.spec.priority ||
-          (a.record.object.metadata.name < b.record.object.metadata.name ? -1 : 1),
-      );
     const bundle: GatewayBundle = {
       apiVersion: 'toolgate.dev/v1',
       kind: 'GatewayBundle',
       gateway: gatewayName,
-      policies: selected.map(({ record, spec }) => ({
-        name: record.object.metadata.name,
-        generation: record.object.metadata.generation,
-        hash: record.specHash,
-        spec,
-      })),
-      identities: identities
-        .map((i) => ({ name: i.object.metadata.name, spec: i.object.spec as IdentitySpec }))
-        .filter(({ spec }) => spec.roles.includes('agent'))
-        .map(({ name, spec }) => {
-          const live = tokens.get(name);
-          return {
-            name,
-            type: spec.type,
-            roles: [...spec.roles],
-            ...(live && live.length > 0 ? { tokens: live } : {}),
-          };
-        }),
-      contracts: contracts.map((c) => c.object.spec as CapabilityContractSpec),
-      profiles: profiles.map((p) => p.object.spec as ProviderProfileSpec),
-      mcpServers,
+      policies: selectedPolicies(snapshot, gateway.metadata.labels ?? {}),
+      ...sharedParts(snapshot),
     };
-    return { bundle, etag: hashCanonical(bundle) };
+    const versioned = { bundle, etag: hashCanonical(bundle) };
+    snapshot.memo.bundles.set(gatewayName, versioned);
+    return versioned;
   }
 
   /**
@@ -142,6 +133,7 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
         profiles,
         mcpServers: servers.map(bundleMcpServer),
         tokens,
+        memo: { selections: new Map(), bundles: new Map() },
       };
     })();
     this.cached = { version, snapshot };
@@ -197,6 +189,58 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
       signal.removeEventListener('abort', onAbort);
     }
   }
+}
+
+/** The policies `labels` select, in merged order (higher priority first, then by name). */
+function selectedPolicies(
+  snapshot: Snapshot,
+  labels: Record<string, string>,
+): GatewayBundle['policies'] {
+  const key = canonicalize(labels);
+  const known = snapshot.memo.selections.get(key);
+  if (known) return known;
+  const selected = snapshot.policies
+    .map((p) => ({ record: p, spec: p.object.spec as MediationPolicySpec }))
+    .filter(({ spec }) => matchesLabelSelector(spec.selector ?? {}, labels))
+    .sort(
+      (a, b) =>
+        b.spec.priority - a.spec.priority ||
+        (a.record.object.metadata.name < b.record.object.metadata.name ? -1 : 1),
+    )
+    .map(({ record, spec }) => ({
+      name: record.object.metadata.name,
+      generation: record.object.metadata.generation,
+      hash: record.specHash,
+      spec,
+    }));
+  const frozen = deepFreeze(selected);
+  snapshot.memo.selections.set(key, frozen);
+  return frozen;
+}
+
+/** Agent identities (no secrets: token hashes), contracts, profiles and MCP servers. */
+function sharedParts(snapshot: Snapshot): NonNullable<SnapshotMemo['shared']> {
+  if (snapshot.memo.shared) return snapshot.memo.shared;
+  const { identities, contracts, profiles, mcpServers, tokens } = snapshot;
+  const shared = deepFreeze({
+    identities: identities
+      .map((i) => ({ name: i.object.metadata.name, spec: i.object.spec as IdentitySpec }))
+      .filter(({ spec }) => spec.roles.includes('agent'))
+      .map(({ name, spec }) => {
+        const live = tokens.get(name);
+        return {
+          name,
+          type: spec.type,
+          roles: [...spec.roles],
+          ...(live && live.length > 0 ? { tokens: live } : {}),
+        };
+      }),
+    contracts: contracts.map((c) => c.object.spec as CapabilityContractSpec),
+    profiles: profiles.map((p) => p.object.spec as ProviderProfileSpec),
+    mcpServers,
+  });
+  snapshot.memo.shared = shared;
+  return shared;
 }
 
 /**
