@@ -27,7 +27,6 @@ import {
 } from './response-facts.ts';
 import {
   addEvidenceEvents,
-  addRuleEvents,
   identityAttributes,
   mediationAttributes,
   safeText,
@@ -57,7 +56,7 @@ export interface MediatedRequest {
  * The spans of one agent request through the gateway: the request's span (SERVER, named
  * `{operation} {model}` as the GenAI conventions name an inference, carrying the `gen_ai.*`
  * attributes, its parent the agent's `traceparent` if it sent one), and its children: the
- * mediation (INTERNAL), the provider call (CLIENT, whose context the provider gets as
+ * mediation (INTERNAL, with the rules that changed the tool list), the provider call (CLIENT, whose context the provider gets as
  * `traceparent`) and the receipt's spooling (INTERNAL). Tool calls are events of the request's
  * span with their decisions. Only created when tracing is on: the proxy holds none otherwise.
  */
@@ -98,7 +97,7 @@ export class RequestTrace {
   mediated(request: MediatedRequest): void {
     const { mediation } = request;
     const model = safeText(mediation.model);
-    this.span.updateName(`${operationOf(this.surface)} ${model}`);
+    if (model !== '') this.span.updateName(`${operationOf(this.surface)} ${model}`);
     this.span.setAttributes({
       [GEN_AI.requestModel]: model,
       [GEN_AI.requestStream]: mediation.stream,
@@ -116,7 +115,6 @@ export class RequestTrace {
       },
       childOf(this.span),
     );
-    addRuleEvents(span, mediation);
     span.end(request.endedAt);
   }
 

@@ -11,18 +11,17 @@ import { GEN_AI } from './gen-ai.ts';
 
 /**
  * What the gateway decided, as span attributes and events: each tool call with its policy state
- * and call-time decision, each rule that changed the tool list, hosted-tool events. Names and
+ * and call-time decision (an event), the rules that changed the tool list, hosted-tool events. Names and
  * ids come from agents and providers: they are bounded and scrubbed of anything shaped like a
  * credential, as in receipts. Arguments, results and messages are never recorded.
  */
 export const TOOL_CALL_EVENT = 'toolgate.tool_call';
 export const HOSTED_TOOL_EVENT = 'toolgate.hosted_tool';
-export const RULE_APPLIED_EVENT = 'toolgate.rule_applied';
-export const RULE_OBSERVED_EVENT = 'toolgate.rule_observed';
 
 /** Most events of one kind on a span (a response may hold many calls, a list many rules). */
 const MAX_EVENTS = 128;
-const MAX_TOOLS_PER_RULE = 32;
+/** Most names in one array attribute. */
+const MAX_NAMES = 64;
 
 /** A name or id from outside, fit for a span. */
 export function safeText(text: string): string {
@@ -72,37 +71,37 @@ export function addEvidenceEvents(span: Span, evidence: ResponseEvidence): void 
   });
 }
 
-/** The request side: how mediation changed the tool list, and which rules did it. */
+/**
+ * The request side: how mediation changed the tool list, which rules did it (observe-mode rules
+ * apart) and which tools the provider was not shown. Attributes rather than an event per rule:
+ * one array costs what one event does, and a list may hold dozens of rules.
+ */
 export function mediationAttributes(mediation: MediationResult): Attributes {
+  const hidden: string[] = [];
   let visible = 0;
-  for (const tool of mediation.tools) if (tool.visible_to_provider) visible++;
+  for (const tool of mediation.tools) {
+    if (tool.visible_to_provider) visible++;
+    else if (hidden.length < MAX_NAMES) hidden.push(safeText(tool.name));
+  }
+  const block = mediation.mediation;
   return defined({
     'toolgate.mediation.changed': mediation.changed,
-    'toolgate.mediation.mode': mediation.mediation?.mode,
+    'toolgate.mediation.mode': block?.mode,
     'toolgate.tools': mediation.tools.length,
     'toolgate.tools.visible': visible,
+    'toolgate.tools.hidden': hidden.length > 0 ? hidden : undefined,
     'toolgate.policies': mediation.policies.map((policy) => policy.name),
+    'toolgate.rules.applied': ruleIds(block?.applied_rules),
+    'toolgate.rules.observed': ruleIds(block?.observed_rules),
   });
 }
 
-export function addRuleEvents(span: Span, mediation: MediationResult): void {
-  const block = mediation.mediation;
-  if (block === undefined) return;
-  const add = (name: string, rules: typeof block.applied_rules) => {
-    for (const rule of rules.slice(0, MAX_EVENTS)) {
-      span.addEvent(
-        name,
-        defined({
-          'toolgate.rule': rule.id,
-          'toolgate.rule.action': rule.action,
-          'toolgate.policy': rule.policy,
-          'toolgate.rule.tools': rule.matched_tools.slice(0, MAX_TOOLS_PER_RULE).map(safeText),
-        }),
-      );
-    }
-  };
-  add(RULE_APPLIED_EVENT, block.applied_rules);
-  add(RULE_OBSERVED_EVENT, block.observed_rules ?? []);
+/** `<policy>/<rule>` of each rule, or undefined when there is none. */
+function ruleIds(rules: ReadonlyArray<{ id: string; policy?: string }> | undefined) {
+  if (rules === undefined || rules.length === 0) return undefined;
+  return rules
+    .slice(0, MAX_NAMES)
+    .map((rule) => (rule.policy ? `${rule.policy}/${rule.id}` : rule.id));
 }
 
 /** Who the request was bound to: the identity's names and how it was proven, never a token. */
