@@ -28,7 +28,7 @@ import type { GatewayMetrics } from '../metrics.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { ReleasedCalls } from '../receipts/released-calls.ts';
 import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
-import type { RequestTrace } from '../tracing/request-trace.ts';
+import { failureClass, type RequestTrace, streamFailure } from '../tracing/request-trace.ts';
 import { type AgentBody, readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
 import { readAgentIdentity, UnreadableIdentityError } from './agent-identity.ts';
 import { type GeminiRoute, readGeminiRoute } from './gemini-route.ts';
@@ -41,6 +41,7 @@ import {
 } from './provider-errors.ts';
 import {
   type Finished,
+  type Recorded,
   RequestReceipts,
   type RequestRecord,
   SPOOL_FULL,
@@ -234,8 +235,8 @@ export class MediatingProxy {
       mediation,
       mediationMs,
       sentAt,
-      ...(trace ? { trace } : {}),
     };
+    if (trace) record.trace = trace;
     metrics.mediationSeconds.observe({ surface }, mediationMs / 1000);
     if (mediation.stream) await this.forwardStream(record, call, reply);
     else await this.forwardJson(record, call, reply);
@@ -410,13 +411,18 @@ export class MediatingProxy {
     this.released.release(finished.evidence, this.now());
   }
 
-  /** Spools the receipt (its span, when traced, times it). */
-  private async recordReceipt(record: RequestRecord, finished: Finished) {
-    if (record.trace === undefined) return this.receipts.record(record, finished);
+  /**
+   * Spools the receipt (its span, when traced, times it). Untraced, the spool's own promise is
+   * returned: no async frame of its own on every request.
+   */
+  private recordReceipt(record: RequestRecord, finished: Finished): Promise<Recorded> {
+    const { trace } = record;
+    if (trace === undefined) return this.receipts.record(record, finished);
     const started = performance.now();
-    const recorded = await this.receipts.record(record, finished);
-    record.trace.receipt(started, recorded.ok);
-    return recorded;
+    return this.receipts.record(record, finished).then((recorded) => {
+      trace.receipt(started, recorded.ok);
+      return recorded;
+    });
   }
 
   /** The provider could not be reached, or failed before answering: a provider-style error. */
@@ -463,17 +469,6 @@ export class MediatingProxy {
     }
     if (blocked > 0) this.deps.metrics.blockedCalls.inc({ surface }, blocked);
   }
-}
-
-/** A stream's failure as `error.type`: the status it ended with says which. */
-function streamFailure(status: number): string {
-  return status === 499 ? 'client_disconnected' : status === 504 ? 'timeout' : 'stream_failed';
-}
-
-/** An error's class for `error.type`: undici's or the system's code, never its message. */
-function failureClass(error: unknown): string {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : 'upstream_failed';
 }
 
 const TOO_DEEP = 'request body nests too deeply';

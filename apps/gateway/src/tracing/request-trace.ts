@@ -223,3 +223,14 @@ function pathOf(url: string): string {
   const query = url.indexOf('?');
   return query === -1 ? url : url.slice(0, query);
 }
+
+/** A stream's failure as `error.type`: the status it ended with says which. */
+export function streamFailure(status: number): string {
+  return status === 499 ? 'client_disconnected' : status === 504 ? 'timeout' : 'stream_failed';
+}
+
+/** An error's class for `error.type`: undici's or the system's code, never its message. */
+export function failureClass(error: unknown): string {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^[A-Z0-9_]{1,64}$/.test(code) ? code : 'upstream_failed';
+}
