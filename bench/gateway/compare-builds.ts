@@ -1,3 +1,5 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 import { postgresScratchDir } from '@toolgate/db';
 import { fiftyToolRequest } from '../core-mediation.ts';
@@ -21,7 +23,10 @@ it resolves the gateway's dependencies), then come back:
   node --import tsx apps/gateway/scripts/build.ts apps/gateway/.baseline/main.mjs
   git stash pop
 
-Environment: ROUNDS (default 8), REQUESTS per round (200), STREAMS per round (100).`;
+Environment: ROUNDS (default 8), REQUESTS per round (200), STREAMS per round (100). TRACED=1
+adds this checkout with tracing on (OTLP http/protobuf to a sink in this process that reads
+and drops what it gets): what tracing costs when it is on (docs/observability.md). The
+gateways inherit this process's environment: leave OTEL_* unset for the others.`;
 
 const baseline = process.argv[2];
 if (!baseline || baseline === '--help' || baseline === '-h') {
@@ -33,6 +38,7 @@ const requests = Number(process.env.REQUESTS ?? 200);
 const streams = Number(process.env.STREAMS ?? 100);
 
 const progress = (line: string) => process.stdout.write(`  … ${line}\n`);
+let sink: ReturnType<typeof createServer> | undefined;
 const processes = new Processes();
 try {
   const dataDir = await postgresScratchDir('toolgate-compare-builds-');
@@ -40,6 +46,7 @@ try {
   const { url: bareUrl, bare } = await startBareProxy(processes, mockUrl);
   const current = await startToolgate(processes, { mockUrl, dataDir, progress, apiNiceness: 19 });
   const base = await current.variant('baseline', {}, resolve(baseline));
+  const traced = process.env.TRACED === '1' ? await startTraced(current) : undefined;
   const headers = { authorization: 'Bearer sk-FAKE-toolgate-bench' };
   const targets: Measured[] = [
     { name: 'direct', origin: mockUrl, headers, pgids: [mock.pid] },
@@ -51,6 +58,16 @@ try {
       pgids: [current.gateway.pid],
     },
     { name: 'toolgate (baseline)', origin: base.url, headers, pgids: [base.gateway.pid] },
+    ...(traced
+      ? [
+          {
+            name: 'toolgate (tracing on)',
+            origin: traced.url,
+            headers,
+            pgids: [traced.gateway.pid],
+          },
+        ]
+      : []),
   ];
   const request = fiftyToolRequest();
   const body = JSON.stringify(request);
@@ -70,4 +87,20 @@ try {
   }
 } finally {
   await processes.stopAll();
+  sink?.close();
+}
+
+/** This checkout with tracing on, exporting to an OTLP sink that drops what it receives. */
+async function startTraced(current: Awaited<ReturnType<typeof startToolgate>>) {
+  sink = createServer((request, response) => {
+    request.resume();
+    request.on('end', () =>
+      response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(),
+    );
+  });
+  sink.listen(0, '127.0.0.1');
+  await once(sink, 'listening');
+  const address = sink.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return current.variant('traced', { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
 }

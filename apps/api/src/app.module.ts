@@ -1,4 +1,5 @@
 import { type DynamicModule, Global, Module } from '@nestjs/common';
+import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { AuditModule } from './audit/audit.module.ts';
 import { AuthModule } from './auth/auth.module.ts';
@@ -21,6 +22,8 @@ export interface AppConfig {
   databaseUrl: string;
   env: ApiEnv;
   log: Logger;
+  /** A span per request when tracing is on (common/request-spans.ts); absent: none. */
+  tracer?: Tracer;
 }
 
 /** Configuration every module may inject: the database URL, the parsed Env, the logger. */

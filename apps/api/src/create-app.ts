@@ -9,6 +9,7 @@ import { type AppConfig, appModule } from './app.module.ts';
 import { AccessControl } from './auth/access-control.ts';
 import { admitBeforeBody } from './auth/access-hook.ts';
 import { acceptOnlyJsonBodies } from './common/json-body.ts';
+import { traceRequests } from './common/request-spans.ts';
 import { recordRoutes } from './common/route-registry.ts';
 import { SchemaValidationPipe } from './common/schema-validation.pipe.ts';
 import { StatusFilter, toStatus } from './common/status.filter.ts';
@@ -73,6 +74,8 @@ export async function createApp(config: AppConfig): Promise<NestFastifyApplicati
     bodyParser: false,
   });
   const fastify = app.getHttpAdapter().getInstance();
+  // First of the onRequest hooks: the access check's refusals get their span too.
+  if (config.tracer) traceRequests(fastify, config.tracer);
   recordRoutes(fastify);
   acceptOnlyJsonBodies(fastify, config.env.BODY_LIMIT);
   app.useGlobalPipes(new SchemaValidationPipe());

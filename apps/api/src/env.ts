@@ -1,7 +1,13 @@
+import { OtelEnv } from '@toolgate/telemetry';
 import { z } from 'zod';
 
-/** The API's configuration: parsed once at boot; nothing else reads process.env. */
+/**
+ * The API's configuration: parsed once at boot; nothing else reads process.env. The standard
+ * OTEL_* variables (tracing: off unless an OTLP endpoint or OTEL_TRACES_EXPORTER=otlp is set) are
+ * part of it: docs/observability.md.
+ */
 export const ApiEnv = z.object({
+  ...OtelEnv.shape,
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   /** PostgreSQL; an embedded one under DATA_DIR when unset. */

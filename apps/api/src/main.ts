@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { applyMigrations, resolveDatabaseUrl } from '@toolgate/db';
+import { displayedUrl, startTracing, tracingSettings } from '@toolgate/telemetry';
 import { createApp } from './create-app.ts';
 import { parseEnv } from './env.ts';
 import { BootstrapOperator } from './identities/bootstrap-operator.ts';
@@ -14,6 +15,13 @@ import { installShutdown } from './shutdown.ts';
 const env = parseEnv(process.env);
 const log = createLogger(env.LOG_LEVEL);
 const progress = (line: string) => log.info(line);
+// Off unless an OTLP endpoint (or OTEL_TRACES_EXPORTER=otlp) is set (docs/observability.md).
+const tracingSetup = tracingSettings(env, 'toolgate-api');
+const tracing = tracingSetup
+  ? await startTracing(tracingSetup, { name: 'toolgate-api', version: '0.1.0' }, log)
+  : undefined;
+if (tracingSetup)
+  progress(`tracing on: OTLP ${tracingSetup.protocol} to ${displayedUrl(tracingSetup.url)}`);
 
 const database = await resolveDatabaseUrl({
   databaseUrl: env.DATABASE_URL,
@@ -21,7 +29,12 @@ const database = await resolveDatabaseUrl({
   log: progress,
 });
 await applyMigrations(database.url, { log: progress });
-const app = await createApp({ databaseUrl: database.url, env, log });
+const app = await createApp({
+  databaseUrl: database.url,
+  env,
+  log,
+  ...(tracing ? { tracer: tracing.tracer } : {}),
+});
 const seeded = await app.get(SeedService).ensureSeeded();
 if (seeded > 0) progress(`seeded ${seeded} capability contracts and provider profiles`);
 const token = await app.get(BootstrapOperator).ensureOperator();
@@ -35,4 +48,10 @@ if (token) {
   );
 }
 
-installShutdown({ app, stopDatabase: database.stop, log, graceMs: env.SHUTDOWN_GRACE_MS });
+installShutdown({
+  app,
+  stopDatabase: database.stop,
+  log,
+  graceMs: env.SHUTDOWN_GRACE_MS,
+  ...(tracing ? { flushTelemetry: () => tracing.shutdown() } : {}),
+});

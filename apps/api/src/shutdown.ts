@@ -12,6 +12,8 @@ export interface ShutdownOptions {
   log: Logger;
   /** How long requests in flight may take to finish once a signal came. */
   graceMs: number;
+  /** Exports the last spans, once the server has closed (tracing on). */
+  flushTelemetry?: () => Promise<void>;
 }
 
 /**
@@ -46,6 +48,7 @@ export function installShutdown(options: ShutdownOptions): void {
       stopped = true;
       clearTimeout(grace);
       clearTimeout(deadline);
+      await options.flushTelemetry?.().catch(() => {});
       await options.stopDatabase().catch((error: unknown) => {
         log.error({ err: error }, 'stopping PostgreSQL failed');
       });

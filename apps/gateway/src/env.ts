@@ -1,9 +1,15 @@
+import { OtelEnv } from '@toolgate/telemetry';
 import { z } from 'zod';
 
 const Url = z.string().url();
 
-/** The gateway's configuration: parsed once at boot; nothing else reads process.env. */
+/**
+ * The gateway's configuration: parsed once at boot; nothing else reads process.env. The standard
+ * OTEL_* variables (tracing: off unless an OTLP endpoint or OTEL_TRACES_EXPORTER=otlp is set) are
+ * part of it: docs/observability.md.
+ */
 export const GatewayEnv = z.object({
+  ...OtelEnv.shape,
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8081),
   /** This gateway's name: the `Gateway` resource it syncs as. */

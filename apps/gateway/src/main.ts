@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { createClient } from '@toolgate/contract';
+import { displayedUrl, startTracing, tracingSettings } from '@toolgate/telemetry';
 import { apiFetch } from './api-fetch.ts';
 import { BundleStore } from './bundle/bundle-store.ts';
 import { BundleSync } from './bundle/bundle-sync.ts';
@@ -19,6 +20,9 @@ import { DisabledReceipts, ReceiptRecorder } from './receipts/receipt-recorder.t
 import type { SpooledReceipt } from './receipts/spooled-receipt.ts';
 import { ReceiptShipper } from './shipping/receipt-shipper.ts';
 import { Spool } from './spool/spool.ts';
+import { GatewayTracing } from './tracing/gateway-tracing.ts';
+
+const GATEWAY_VERSION = '0.1.0';
 
 /**
  * The gateway process: last good bundle from disk (so it enforces policy even with the API
@@ -27,6 +31,16 @@ import { Spool } from './spool/spool.ts';
 const env = parseGatewayEnv(process.env);
 const log = createLogger(env.LOG_LEVEL);
 const metrics = createMetrics();
+// Off unless an OTLP endpoint (or OTEL_TRACES_EXPORTER=otlp) is set: then the SDK is loaded and
+// every request gets its spans; otherwise nothing of it runs.
+const tracingSetup = tracingSettings(env, 'toolgate-gateway');
+const tracing = tracingSetup
+  ? await startTracing(tracingSetup, { name: 'toolgate-gateway', version: GATEWAY_VERSION }, log)
+  : undefined;
+const traces = tracing ? new GatewayTracing(tracing.tracer, env.GATEWAY_NAME) : undefined;
+if (tracingSetup) {
+  log.info(`tracing on: OTLP ${tracingSetup.protocol} to ${displayedUrl(tracingSetup.url)}`);
+}
 const spool = await Spool.open<SpooledReceipt>({
   dir: join(env.DATA_DIR, 'spool'),
   maxBytes: env.SPOOL_MAX_BYTES,
@@ -137,6 +151,7 @@ const mcp = new McpProxy({
   reporter: observations,
   // Header secrets (`secretRef.env`) are read from the gateway's environment when a session opens.
   secrets: process.env,
+  ...(traces ? { tracing: traces } : {}),
   options: {
     idleMs: env.MCP_SESSION_IDLE_MS,
     maxSessions: env.MCP_MAX_SESSIONS,
@@ -155,6 +170,7 @@ const app = createGateway({
   bodyLimit: env.BODY_LIMIT,
   calls,
   mcp,
+  ...(traces ? { tracing: traces } : {}),
   collect: () => {
     metrics.approvalsKnown.set(approvals.size);
     const stats = spool.stats();
@@ -198,6 +214,8 @@ async function shutdown(signal: string) {
   await shipper.stop();
   await upstreams.close();
   await spool.close();
+  // The last spans (those of the requests that just finished) go out before the exit.
+  await tracing?.shutdown().catch(() => {});
   process.exit(0);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));

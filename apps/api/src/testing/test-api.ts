@@ -1,4 +1,5 @@
 import type { NestFastifyApplication } from '@nestjs/platform-fastify';
+import type { Tracer } from '@opentelemetry/api';
 import { type ApiClient, createClient, type Status } from '@toolgate/contract';
 import type { Role } from '@toolgate/core';
 import { createTestDatabase, type TestDatabase } from '@toolgate/db/testing';
@@ -36,15 +37,21 @@ const SYSTEM = { name: 'test:setup', roles: ['operator'] as const };
  * seed applied and an operator token. One per test file (`beforeAll` / `afterAll`).
  * `options.log`: the logger the app writes to (silent by default). `options.adminUrl`: another
  * PostgreSQL server to create the database on (one the test stops and starts itself).
+ * `options.tracer`: a span per request (tracing on), as `main.ts` hands it.
  */
 export async function startTestApi(
   envOverrides: Record<string, string> = {},
-  options: { log?: Logger; adminUrl?: string } = {},
+  options: { log?: Logger; adminUrl?: string; tracer?: Tracer } = {},
 ): Promise<TestApi> {
   const database = await createTestDatabase(options.adminUrl ?? inject('databaseAdminUrl'));
   const env = ApiEnv.parse({ LOG_LEVEL: 'silent', PORT: '0', ...envOverrides });
   const log = options.log ?? pino({ level: 'silent' });
-  const app = await createApp({ databaseUrl: database.url, env, log });
+  const app = await createApp({
+    databaseUrl: database.url,
+    env,
+    log,
+    ...(options.tracer ? { tracer: options.tracer } : {}),
+  });
   await app.get(SeedService).ensureSeeded();
   const operatorToken = (await app.get(BootstrapOperator).ensureOperator()) as string;
   await app.listen(0, '127.0.0.1');

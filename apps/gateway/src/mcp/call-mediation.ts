@@ -8,6 +8,7 @@ import {
   type ToolResultEvidence,
 } from '@toolgate/core';
 import type { ActiveBundle } from '../bundle/bundle-store.ts';
+import type { McpCallTrace } from '../tracing/mcp-call-trace.ts';
 import type { McpFinished } from './mcp-receipts.ts';
 import type { McpRequestContext } from './mcp-request.ts';
 import { mediatedList } from './mediation-cache.ts';
@@ -22,6 +23,8 @@ export interface ToolCallRequest {
   requestId: string | number;
   signal: AbortSignal;
   sendProgress: (params: JsonObject) => Promise<void>;
+  /** The call's spans, when tracing is on. */
+  trace?: McpCallTrace;
 }
 
 /** What happened to one call: the answer for the agent and what the receipt says. */
@@ -54,6 +57,7 @@ export async function mediateCall(
   const response = gate ? list.mediation.responseFor(gate) : list.mediation.response;
   const judged = response.decideCall(String(call.requestId), call.name, call.arguments ?? {});
   record.mediationMs = performance.now() - started;
+  call.trace?.mediated(started, started + record.mediationMs, list.mediation);
   const upstreamName = judged.name.slice(server.name.length + 1);
   const evidence: ToolCallEvidence = agentFacing(judged, call.name);
   if (judged.policy_state === 'blocked' && judged.decision === undefined) {
@@ -86,13 +90,21 @@ export async function mediateCall(
     };
   }
   const sent = performance.now();
+  // The upstream continues the trace: in `params._meta` (the MCP conventions) and, on the lean
+  // path, as HTTP headers.
+  const traceContext = call.trace?.upstream(new URL(server.url), upstreamName);
   let result: JsonObject;
   try {
     result = await upstream.callTool(
-      { name: upstreamName, ...(call.arguments ? { arguments: call.arguments } : {}) },
+      {
+        name: upstreamName,
+        ...(call.arguments ? { arguments: call.arguments } : {}),
+        ...(traceContext ? { _meta: traceContext } : {}),
+      },
       {
         timeoutMs: context.timeoutMs,
         signal: call.signal,
+        ...(traceContext ? { headers: traceContext } : {}),
         ...(call.progressToken !== undefined
           ? {
               onprogress: (progress) => {
@@ -107,6 +119,7 @@ export async function mediateCall(
     );
   } catch (error) {
     const failure = upstreamFailure(error, server.name);
+    call.trace?.upstreamEnded({ code: failure.code });
     return {
       answer: { error: new McpError(failure.code, failure.message) },
       finished: {
@@ -121,6 +134,7 @@ export async function mediateCall(
   }
   const upstreamMs = performance.now() - sent;
   const isError = result.isError === true;
+  call.trace?.upstreamEnded({ isError });
   return {
     answer: { result },
     finished: {

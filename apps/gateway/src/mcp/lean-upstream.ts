@@ -92,7 +92,7 @@ export class LeanUpstream implements UpstreamToolCaller {
   }
 
   async callTool(
-    params: { name: string; arguments?: Record<string, unknown> },
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: JsonObject },
     options: UpstreamCallOptions,
   ): Promise<JsonObject> {
     const result = await this.request('tools/call', params, options);
@@ -134,6 +134,7 @@ export class LeanUpstream implements UpstreamToolCaller {
     try {
       const response = await this.exchange(
         JSON.stringify({ jsonrpc: '2.0', id, method, params: sent }),
+        options.headers ? { ...this.headers, ...options.headers } : this.headers,
         id,
         controller.signal,
         (progress) => {
@@ -165,6 +166,7 @@ export class LeanUpstream implements UpstreamToolCaller {
    */
   private exchange(
     body: string,
+    headers: Record<string, string>,
     id: string,
     signal: AbortSignal,
     progress: (params: JsonObject) => void,
@@ -174,10 +176,7 @@ export class LeanUpstream implements UpstreamToolCaller {
       const onAbort = () => answer.abort(signal.reason);
       signal.addEventListener('abort', onAbort, { once: true });
       answer.onDone = () => signal.removeEventListener('abort', onAbort);
-      this.options.pool.dispatch(
-        { path: this.path, method: 'POST', headers: this.headers, body },
-        answer,
-      );
+      this.options.pool.dispatch({ path: this.path, method: 'POST', headers, body }, answer);
     });
   }
 }

@@ -11,12 +11,14 @@ import {
   illFormedPathInJson,
   scrubSecrets,
 } from '@toolgate/core';
+import { remoteParent } from '@toolgate/telemetry';
 import type { Logger } from 'pino';
 import type { ActiveBundle, BundleStore } from '../bundle/bundle-store.ts';
 import type { CallGates } from '../calls/call-gates.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { readBody, sendJson, UnreadableBodyError } from '../proxy/agent-http.ts';
 import { readAgentIdentity, UnreadableIdentityError } from '../proxy/agent-identity.ts';
+import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
 import { relayedCapabilities } from './agent-requests.ts';
 import { LeanUpstream, UpstreamPools, upstreamSessionOf } from './lean-upstream.ts';
 import type { McpReceipts } from './mcp-receipts.ts';
@@ -57,6 +59,8 @@ export interface McpProxyDependencies {
   secrets: SecretSource;
   options: McpProxyOptions;
   now?: () => number;
+  /** Spans of each tools/call (docs/observability.md); absent (tracing off): none. */
+  tracing?: GatewayTracing;
 }
 
 const SESSION_HEADER = 'mcp-session-id';
@@ -158,6 +162,7 @@ export class McpProxy {
         );
       }
       facts = { identity: bound.receipt, rules: bound.rules, receivedAt, started };
+      if (this.deps.tracing) facts.traceParent = remoteParent(request.headers);
       owner = tokenHash ?? 'anonymous';
     } catch (error) {
       if (error instanceof UnreadableIdentityError) {

@@ -322,6 +322,17 @@ export class McpSession {
       callTool: (params, options) =>
         this.upstreamRequest(() => this.upstream.callTool(params, options)),
     };
+    const trace = this.deps.tracing?.mcpCall({
+      server: serverName,
+      name: request.params.name,
+      requestId: extra.requestId,
+      sessionId: extra.sessionId,
+      meta: request.params._meta,
+      httpParent: context.facts.traceParent,
+      startedAt: context.facts.started,
+      identity: context.facts.identity,
+      receiptId: context.record.id,
+    });
     const outcome = await mediateCall(context, upstream, catalog, {
       name: request.params.name,
       ...(request.params.arguments ? { arguments: request.params.arguments } : {}),
@@ -330,6 +341,12 @@ export class McpSession {
       signal: extra.signal,
       sendProgress: (params) =>
         extra.sendNotification({ method: 'notifications/progress', params } as never),
+      ...(trace ? { trace } : {}),
+    });
+    trace?.end({
+      outcome: outcome.outcome,
+      evidence: outcome.finished.response?.tool_calls[0],
+      mcpError: outcome.finished.mcpError,
     });
     const decision = outcome.finished.response?.tool_calls[0]?.decision;
     if (decision?.rule !== undefined && outcome.outcome === 'withheld') {

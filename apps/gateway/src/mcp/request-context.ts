@@ -1,4 +1,5 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
+import type { Context } from '@opentelemetry/api';
 import type { ReceiptIdentity, RuleIdentity } from '@toolgate/core';
 
 /**
@@ -12,6 +13,8 @@ export interface AgentRequestFacts {
   /** Wall-clock ms and performance.now() when the HTTP request arrived. */
   receivedAt: number;
   started: number;
+  /** The HTTP request's `traceparent`, read when tracing is on. */
+  traceParent?: Context;
 }
 
 const FACTS = 'toolgate';

@@ -56,12 +56,14 @@ export interface UpstreamCallOptions {
   signal: AbortSignal;
   /** Upstream progress (the notification's params less its token); resets the timeout. */
   onprogress?: (progress: JsonObject) => void;
+  /** Headers for this request alone (its `traceparent`), where the transport lets them be set. */
+  headers?: Record<string, string>;
 }
 
 /** How the gateway calls an upstream tool: the result (validated), or it throws. */
 export interface UpstreamToolCaller {
   callTool(
-    params: { name: string; arguments?: Record<string, unknown> },
+    params: { name: string; arguments?: Record<string, unknown>; _meta?: JsonObject },
     options: UpstreamCallOptions,
   ): Promise<JsonObject>;
 }

@@ -27,6 +27,8 @@ import type { CallGates } from '../calls/call-gates.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { ReleasedCalls } from '../receipts/released-calls.ts';
+import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
+import { failureClass, type RequestTrace, streamFailure } from '../tracing/request-trace.ts';
 import { type AgentBody, readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
 import { readAgentIdentity, UnreadableIdentityError } from './agent-identity.ts';
 import { type GeminiRoute, readGeminiRoute } from './gemini-route.ts';
@@ -39,6 +41,7 @@ import {
 } from './provider-errors.ts';
 import {
   type Finished,
+  type Recorded,
   RequestReceipts,
   type RequestRecord,
   SPOOL_FULL,
@@ -62,6 +65,8 @@ export interface ProxyDependencies {
   now?: () => number;
   /** Approvals and rate-limit buckets for call-time rules; absent: none known, no limits. */
   calls?: CallGates;
+  /** Spans of each request (docs/observability.md); absent (tracing off): none at all. */
+  tracing?: GatewayTracing;
 }
 
 class IdentityRejected extends Error {}
@@ -93,19 +98,23 @@ export class MediatingProxy {
     request: IncomingMessage,
     reply: ServerResponse,
   ): Promise<void> {
+    const trace = this.deps.tracing?.request(surface, request);
     try {
-      await this.serve(surface, request, reply);
+      await this.serve(surface, request, reply, trace);
     } catch (error) {
       this.deps.log.error({ err: error }, 'gateway request failed');
+      trace?.outcome(500, 'gateway_error');
       if (reply.headersSent) reply.destroy();
       else this.refuse(reply, surface, 500, 'gateway error');
     }
+    trace?.end(reply.statusCode);
   }
 
   private async serve(
     surface: ProviderSurface,
     request: IncomingMessage,
     reply: ServerResponse,
+    trace: RequestTrace | undefined,
   ): Promise<void> {
     const receivedAt = this.now();
     const started = performance.now();
@@ -197,8 +206,22 @@ export class MediatingProxy {
     }
     const sentAt = performance.now();
     const mediationMs = sentAt - mediationStarted;
+    let traceHeaders: Record<string, string> | undefined;
+    if (trace) {
+      trace.mediated({
+        mediation,
+        body,
+        identity,
+        receiptId,
+        bundleEtag: active.etag,
+        startedAt: mediationStarted,
+        endedAt: sentAt,
+      });
+      const target = this.deps.upstreams.target(surface, route);
+      traceHeaders = trace.upstream(target.origin, target.path);
+    }
     // The provider gets the request first; the receipt's bookkeeping runs while it works.
-    const call = this.deps.upstreams.send(surface, outgoing, request.headers, route);
+    const call = this.deps.upstreams.send(surface, outgoing, request.headers, route, traceHeaders);
     reply.on('close', () => {
       if (!reply.writableFinished) call.abort();
     });
@@ -213,6 +236,7 @@ export class MediatingProxy {
       mediationMs,
       sentAt,
     };
+    if (trace) record.trace = trace;
     metrics.mediationSeconds.observe({ surface }, mediationMs / 1000);
     if (mediation.stream) await this.forwardStream(record, call, reply);
     else await this.forwardJson(record, call, reply);
@@ -224,12 +248,14 @@ export class MediatingProxy {
     call: ProviderCall,
     reply: ServerResponse,
   ): Promise<void> {
-    const { surface } = record;
+    const { surface, trace } = record;
     let payload: string;
     let finished: Finished;
     try {
       const response = await call.answer;
+      trace?.answered(response.statusCode, false);
       const text = await response.body.text();
+      trace?.upstreamEnded();
       const upstreamMs = performance.now() - record.sentAt;
       this.deps.metrics.upstreamSeconds.observe({ surface }, upstreamMs / 1000);
       const headers = passedHeaders(response.headers, {});
@@ -246,6 +272,10 @@ export class MediatingProxy {
         } else {
           const enforced = enforceResponseBody(parsed, record.mediation.response);
           this.countBlocked(surface, enforced.evidence);
+          if (trace) {
+            trace.answer(parsed);
+            trace.evidence(enforced.evidence);
+          }
           payload = JSON.stringify(enforced.body);
           finished = { status, headers, evidence: enforced.evidence, upstreamMs };
         }
@@ -265,7 +295,7 @@ export class MediatingProxy {
     call: ProviderCall,
     reply: ServerResponse,
   ): Promise<void> {
-    const { surface } = record;
+    const { surface, trace } = record;
     let response: UpstreamAnswer;
     try {
       response = await call.answer;
@@ -273,8 +303,11 @@ export class MediatingProxy {
       return this.answerUpstreamFailure(record, reply, error);
     }
     const contentType = String(response.headers['content-type'] ?? '');
-    if (response.statusCode >= 400 || !contentType.includes('text/event-stream')) {
+    const streamed = response.statusCode < 400 && contentType.includes('text/event-stream');
+    const facts = trace?.answered(response.statusCode, streamed);
+    if (!streamed) {
       const text = await response.body.text();
+      trace?.upstreamEnded();
       const upstreamMs = performance.now() - record.sentAt;
       const headers = passedHeaders(response.headers, {});
       const error =
@@ -307,8 +340,14 @@ export class MediatingProxy {
     let error: string | undefined;
     let streamStatus = 200;
     let tail = '';
+    const mediate = facts
+      ? (chunk: Uint8Array) => {
+          facts.push(chunk);
+          return mediator.push(chunk);
+        }
+      : (chunk: Uint8Array) => mediator.push(chunk);
     try {
-      await relayStream(response.body, reply, (chunk) => mediator.push(chunk));
+      await relayStream(response.body, reply, mediate);
       tail = mediator.end();
     } catch (cause) {
       // A stream cut mid-way: held tool calls are never released half-complete; the agent gets
@@ -326,13 +365,17 @@ export class MediatingProxy {
     this.deps.metrics.upstreamSeconds.observe({ surface }, upstreamMs / 1000);
     const evidence = mediator.evidence();
     this.countBlocked(surface, evidence);
+    if (trace) {
+      trace.upstreamEnded(error === undefined ? undefined : streamFailure(streamStatus));
+      trace.evidence(evidence);
+    }
     const finished: Finished = {
       status: streamStatus,
       upstreamMs,
       evidence,
       ...(error ? { error } : {}),
     };
-    const recorded = await this.receipts.record(record, finished);
+    const recorded = await this.recordReceipt(record, finished);
     let status = streamStatus;
     if (!recorded.ok) {
       // Headers are gone: the agent gets an error event in place of the held tail (no tool call,
@@ -341,6 +384,7 @@ export class MediatingProxy {
       status = recorded.status;
     }
     this.deps.metrics.requests.inc({ surface, status: String(status) });
+    trace?.outcome(status, error === undefined ? undefined : streamFailure(streamStatus));
     if (!reply.destroyed) reply.end(tail);
     if (recorded.ok && !error && !reply.destroyed) this.released.release(evidence, this.now());
   }
@@ -352,7 +396,7 @@ export class MediatingProxy {
     payload: string,
     finished: Finished,
   ): Promise<void> {
-    const recorded = await this.receipts.record(record, finished);
+    const recorded = await this.recordReceipt(record, finished);
     if (!recorded.ok) {
       const headers: Record<string, string> = recorded.receipt
         ? { [RECEIPT_HEADER]: record.id }
@@ -367,6 +411,20 @@ export class MediatingProxy {
     this.released.release(finished.evidence, this.now());
   }
 
+  /**
+   * Spools the receipt (its span, when traced, times it). Untraced, the spool's own promise is
+   * returned: no async frame of its own on every request.
+   */
+  private recordReceipt(record: RequestRecord, finished: Finished): Promise<Recorded> {
+    const { trace } = record;
+    if (trace === undefined) return this.receipts.record(record, finished);
+    const started = performance.now();
+    return this.receipts.record(record, finished).then((recorded) => {
+      trace.receipt(started, recorded.ok);
+      return recorded;
+    });
+  }
+
   /** The provider could not be reached, or failed before answering: a provider-style error. */
   private answerUpstreamFailure(
     record: RequestRecord,
@@ -374,6 +432,7 @@ export class MediatingProxy {
     error: unknown,
   ): Promise<void> {
     const { status, message } = upstreamFailure(error);
+    record.trace?.upstreamEnded(status === 504 ? 'timeout' : failureClass(error));
     return this.answerJson(record, reply, providerErrorJson(record.surface, status, message), {
       status,
       error: message,

@@ -11,6 +11,7 @@ import type { GatewayMetrics } from '../metrics.ts';
 import type { ReceiptSink } from '../receipts/receipt-recorder.ts';
 import type { ReleasedCalls } from '../receipts/released-calls.ts';
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
+import type { RequestTrace } from '../tracing/request-trace.ts';
 
 /** Everything a receipt needs about one request, filled in as the request goes. */
 export interface RequestRecord {
@@ -24,6 +25,8 @@ export interface RequestRecord {
   mediationMs: number;
   /** When the provider call was sent (performance.now()). */
   sentAt: number;
+  /** The request's spans, when tracing is on. */
+  trace?: RequestTrace;
 }
 
 export interface Finished {

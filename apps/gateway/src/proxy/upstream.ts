@@ -60,7 +60,10 @@ export function toolgateTokenIn(value: string): string | undefined {
  * header and body timeouts. Credentials go upstream and nowhere else.
  */
 export class Upstreams {
-  private readonly pools = new Map<ProviderSurface, { pool: Pool; basePath: string }>();
+  private readonly pools = new Map<
+    ProviderSurface,
+    { pool: Pool; basePath: string; origin: URL }
+  >();
 
   constructor(private readonly config: UpstreamConfig) {
     // Surfaces of one provider (Chat Completions, Responses) share its origin's pool.
@@ -83,19 +86,35 @@ export class Upstreams {
         });
         byOrigin.set(url.origin, pool);
       }
-      this.pools.set(surface, { pool, basePath: url.pathname.replace(/\/+$/, '') });
+      this.pools.set(surface, {
+        pool,
+        basePath: url.pathname.replace(/\/+$/, ''),
+        origin: new URL(url.origin),
+      });
     }
+  }
+
+  /** Where a request of `surface` goes: the provider's origin and the path (for its span). */
+  target(surface: ProviderSurface, route: UpstreamRoute = {}): { origin: URL; path: string } {
+    const target = this.pools.get(surface) as { basePath: string; origin: URL };
+    return {
+      origin: target.origin,
+      path: target.basePath + (route.upstreamPath ?? PATHS[surface] ?? ''),
+    };
   }
 
   /**
    * Sends the request now: its `answer` resolves when the answer's headers arrive (its body then
    * streams in), or rejects when the call fails before; `abort()` stops it at any point.
+   * `trace`: the W3C trace context of the call's span, when tracing is on. The agent's own
+   * `traceparent` is never passed on as it is: the gateway's span stands between.
    */
   send(
     surface: ProviderSurface,
     body: Buffer,
     incoming: Record<string, string | string[] | undefined>,
     route: UpstreamRoute = {},
+    trace?: Record<string, string>,
   ): ProviderCall {
     const target = this.pools.get(surface) as { pool: Pool; basePath: string };
     const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -104,6 +123,7 @@ export class Upstreams {
       if (typeof value === 'string') headers[name] = value;
     }
     Object.assign(headers, this.credentials(surface, incoming, route));
+    if (trace) Object.assign(headers, trace);
     // `dispatch` rather than `request`: see UpstreamBody for what that saves.
     const call = new ProviderCall();
     try {

@@ -23,6 +23,7 @@ import { Upstreams } from '../proxy/upstream.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import type { SpooledReceipt } from '../receipts/spooled-receipt.ts';
 import { Spool } from '../spool/spool.ts';
+import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
 
 export interface TestGateway {
   url: string;
@@ -86,6 +87,9 @@ export async function startTestGateway(
     calls?: CallGates;
     /** The MCP routes' settings, header secrets and observation reporter. */
     mcp?: Partial<McpProxyOptions> & { secrets?: SecretSource; reporter?: ObservationReporter };
+    /** The request spans (tracing on); none by default, as with no OTEL_* variables set. */
+    tracing?: GatewayTracing;
+    anthropicApiKey?: string;
   } = {},
 ): Promise<TestGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-gateway-'));
@@ -105,6 +109,7 @@ export async function startTestGateway(
     anthropicBaseUrl: upstreamUrl,
     geminiBaseUrl: upstreamUrl,
     openaiApiKey: options.openaiApiKey,
+    anthropicApiKey: options.anthropicApiKey,
     geminiApiKey: options.geminiApiKey,
     timeoutMs: 10_000,
   });
@@ -117,6 +122,7 @@ export async function startTestGateway(
     log,
     ...(options.calls ? { calls: options.calls } : {}),
     ...(reporter ? { reporter } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
     secrets: secrets ?? {},
     options: {
       idleMs: 600_000,
@@ -137,6 +143,7 @@ export async function startTestGateway(
     log,
     bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
     ...(options.calls ? { calls: options.calls } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();

@@ -30,6 +30,8 @@ export interface TestMcpServer {
   url: string;
   /** Every tools/call it received, in order (name and arguments as the gateway sent them). */
   calls: Array<{ name: string; arguments: Record<string, unknown> | undefined }>;
+  /** For each of those calls, its `params._meta` and the HTTP request's headers. */
+  received: Array<{ meta: Record<string, unknown> | undefined; headers: IncomingHttpHeaders }>;
   /** The headers of the last HTTP request it received (what the gateway sent upstream). */
   lastHeaders(): IncomingHttpHeaders;
   /** Open sessions. */
@@ -87,6 +89,7 @@ export async function startTestMcpServer(
 ): Promise<TestMcpServer> {
   let tools = initialTools();
   const calls: TestMcpServer['calls'] = [];
+  const received: TestMcpServer['received'] = [];
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const servers = new Set<Server>();
   let lastHeaders: IncomingHttpHeaders = {};
@@ -109,6 +112,7 @@ export async function startTestMcpServer(
     server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
       const { name, arguments: args } = request.params;
       calls.push({ name, arguments: args });
+      received.push({ meta: request.params._meta, headers: extra.requestInfo?.headers ?? {} });
       const text = (value: string): CallToolResult => ({
         content: [{ type: 'text', text: value }],
       });
@@ -196,6 +200,7 @@ export async function startTestMcpServer(
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     calls,
+    received,
     lastHeaders: () => lastHeaders,
     sessions: () => transports.size,
     tools: () => tools,
