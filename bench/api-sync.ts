@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import { createTestDatabase, startTestPostgres } from '@toolgate/db/testing';
 import pino from 'pino';
 import { createApp } from '../apps/api/src/create-app.ts';
@@ -12,12 +13,23 @@ import type { BenchResult } from './measure.ts';
 const GATEWAYS = Number(process.env.BENCH_SYNC_GATEWAYS ?? 1000);
 const ROUNDS = 5;
 const TARGET_P99_MS = 500;
+/** How long the fleet's long-polls get to reach the API before the apply. */
+const PARK_MS = 1500;
 const SYSTEM = { name: 'bench', roles: ['operator'] as const };
+
+interface FleetGateway {
+  name: string;
+  token: string;
+  etag: string;
+}
+/** What the fleet's worker (api-sync-fleet.mjs) answers a round with. */
+type FleetMessage = { type: 'received'; at: number[] } | { type: 'failed'; message: string };
 
 /**
  * Apply → fleet: 1,000 simulated gateways long-poll their bundle (If-None-Match + wait); an
  * operator applies a policy they all select; we time, per gateway, from the apply's start to
- * receiving the new ETag. Real API, real PostgreSQL (LISTEN/NOTIFY), real HTTP.
+ * receiving the new ETag. Real API, real PostgreSQL (LISTEN/NOTIFY), real HTTP; the fleet polls
+ * from a worker thread (api-sync-fleet.mjs), not from the API's event loop.
  */
 export async function runApiSyncBench(): Promise<BenchResult> {
   const progress = (line: string) => process.stdout.write(`  … ${line}\n`);
@@ -34,7 +46,7 @@ export async function runApiSyncBench(): Promise<BenchResult> {
     const store = app.get(ResourceStore);
     const tokens = app.get(TokensService);
     progress(`registering ${GATEWAYS} gateways`);
-    const fleet: Array<{ name: string; token: string; etag: string }> = [];
+    const fleet: FleetGateway[] = [];
     for (let i = 0; i < GATEWAYS; i++) {
       if (i > 0 && i % 200 === 0) progress(`  ${i}/${GATEWAYS} registered`);
       const name = `gw-${i}`;
@@ -63,39 +75,43 @@ export async function runApiSyncBench(): Promise<BenchResult> {
       await response.arrayBuffer();
     }
 
+    // The fleet long-polls from a worker thread; the apply and the API stay in this one.
+    const worker = new Worker(new URL('./api-sync-fleet.mjs', import.meta.url), {
+      workerData: { url, fleet },
+    });
+    const nextRound = () =>
+      new Promise<number[]>((resolve, reject) => {
+        worker.once('message', (message: FleetMessage) =>
+          message.type === 'received' ? resolve(message.at) : reject(new Error(message.message)),
+        );
+        worker.postMessage('round');
+      });
     const latencies: number[] = [];
-    for (let round = 0; round < ROUNDS; round++) {
-      progress(`round ${round + 1}/${ROUNDS}: ${GATEWAYS} long-polls, then apply`);
-      let applyStarted = 0;
-      const polls = fleet.map(async (gw) => {
-        const response = await fetch(bundleUrl(gw.name, 30), {
-          headers: { authorization: `Bearer ${gw.token}`, 'if-none-match': gw.etag },
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        progress(`round ${round + 1}/${ROUNDS}: ${GATEWAYS} long-polls, then apply`);
+        const received = nextRound();
+        await new Promise((resolve) => setTimeout(resolve, PARK_MS)); // every poll is parked
+        const applyStarted = performance.timeOrigin + performance.now();
+        const apply = await fetch(`${url}/apis/toolgate.dev/v1/mediationpolicies`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            apiVersion: 'toolgate.dev/v1',
+            kind: 'MediationPolicy',
+            metadata: { name: `fleet-${round}` },
+            spec: {
+              selector: { matchLabels: { env: 'prod' } },
+              rules: [{ id: 'h', action: 'hide', match: { name: `tool_${round}` } }],
+            },
+          }),
         });
-        const received = performance.now();
-        await response.arrayBuffer();
-        if (response.status !== 200)
-          throw new Error(`${gw.name}: expected a new bundle, got ${response.status}`);
-        gw.etag = response.headers.get('etag') ?? '';
-        latencies.push(received - applyStarted);
-      });
-      await new Promise((resolve) => setTimeout(resolve, 500)); // every poll is parked
-      applyStarted = performance.now();
-      const apply = await fetch(`${url}/apis/toolgate.dev/v1/mediationpolicies`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${operatorToken}`, 'content-type': 'application/json' },
-        body: JSON.stringify({
-          apiVersion: 'toolgate.dev/v1',
-          kind: 'MediationPolicy',
-          metadata: { name: `fleet-${round}` },
-          spec: {
-            selector: { matchLabels: { env: 'prod' } },
-            rules: [{ id: 'h', action: 'hide', match: { name: `tool_${round}` } }],
-          },
-        }),
-      });
-      if (apply.status !== 201)
-        throw new Error(`apply failed: ${apply.status} ${await apply.text()}`);
-      await Promise.all(polls);
+        if (apply.status !== 201)
+          throw new Error(`apply failed: ${apply.status} ${await apply.text()}`);
+        for (const at of await received) latencies.push(at - applyStarted);
+      }
+    } finally {
+      await worker.terminate();
     }
     const sorted = [...latencies].sort((a, b) => a - b);
     const at = (q: number) =>
