@@ -60,15 +60,6 @@ function startApi(replica: 'a' | 'b'): Promise<Started> {
   });
 }
 
-function resource(kind: string, name: string, spec: object, labels?: Record<string, string>) {
-  return {
-    apiVersion: 'toolgate.dev/v1',
-    kind,
-    metadata: { name, ...(labels ? { labels } : {}) },
-    spec,
-  };
-}
-
 const tool = (name: string) => ({
   type: 'function' as const,
   function: { name, parameters: { type: 'object' as const, properties: {} } },
@@ -146,24 +137,44 @@ beforeAll(async () => {
   operator = createClient({ baseUrl: apiUrl('a'), token: operatorToken });
 
   await operator.call('identities.create', {
-    body: resource('Identity', 'fleet-agent', { type: 'service', roles: ['agent'] }),
+    body: {
+      apiVersion: 'toolgate.dev/v1',
+      kind: 'Identity',
+      metadata: { name: 'fleet-agent' },
+      spec: { type: 'service', roles: ['agent'] },
+    },
   });
   agentToken = (
     await operator.call('tokens.issueToken', { params: { name: 'fleet-agent' }, body: {} })
   ).token;
   await operator.call('mediationPolicies.create', {
-    body: resource('MediationPolicy', 'fleet-base', {
-      selector: { matchLabels: { fleet: 'e2e' } },
-      rules: [{ id: 'hide-deletes', action: 'hide', match: { name: 'delete_*' } }],
-    }),
+    body: {
+      apiVersion: 'toolgate.dev/v1',
+      kind: 'MediationPolicy',
+      metadata: { name: 'fleet-base' },
+      spec: {
+        selector: { matchLabels: { fleet: 'e2e' } },
+        rules: [{ id: 'hide-deletes', action: 'hide', match: { name: 'delete_*' } }],
+      },
+    },
   });
   await Promise.all(
     GATEWAYS.map(async (name, i) => {
       await operator.call('identities.create', {
-        body: resource('Identity', `${name}-gw`, { type: 'service', roles: ['gateway'] }),
+        body: {
+          apiVersion: 'toolgate.dev/v1',
+          kind: 'Identity',
+          metadata: { name: `${name}-gw` },
+          spec: { type: 'service', roles: ['gateway'] },
+        },
       });
       await operator.call('gateways.create', {
-        body: resource('Gateway', name, { identity: `${name}-gw` }, { fleet: 'e2e' }),
+        body: {
+          apiVersion: 'toolgate.dev/v1',
+          kind: 'Gateway',
+          metadata: { name, labels: { fleet: 'e2e' } },
+          spec: { identity: `${name}-gw` },
+        },
       });
       const { token } = await operator.call('tokens.issueToken', {
         params: { name: `${name}-gw` },
@@ -209,10 +220,15 @@ describe('two API replicas, three gateways, one PostgreSQL', () => {
 
     // Through replica A only; fleet-3 long-polls replica B.
     await operator.call('mediationPolicies.create', {
-      body: resource('MediationPolicy', 'fleet-merge', {
-        selector: { matchLabels: { fleet: 'e2e' } },
-        rules: [{ id: 'hide-merges', action: 'hide', match: { name: 'merge_*' } }],
-      }),
+      body: {
+        apiVersion: 'toolgate.dev/v1',
+        kind: 'MediationPolicy',
+        metadata: { name: 'fleet-merge' },
+        spec: {
+          selector: { matchLabels: { fleet: 'e2e' } },
+          rules: [{ id: 'hide-merges', action: 'hide', match: { name: 'merge_*' } }],
+        },
+      },
     });
     let after: Record<GatewayName, string | undefined> = before;
     await until(async () => {
