@@ -82,6 +82,46 @@ describe('receipt page headline and tools', () => {
     expect(headline.textContent).toContain('withheld: send_email (approval pending)');
   });
 
+  it("shows a typed call's capability and a hosted event's server and container", async () => {
+    renderReceipt({
+      ...BLOCKED,
+      response: {
+        tool_calls: [
+          {
+            id: 'call_1',
+            name: 'computer',
+            arguments_hash: HASH('b'),
+            action_id: 'act_2',
+            policy_state: 'allowed',
+            capability: 'wardwright.computer_use.v1',
+          },
+        ],
+        hosted_tool_events: [
+          {
+            name: 'mcp',
+            capability: 'wardwright.remote_mcp.v1',
+            provider_type: 'mcp_list_tools',
+            fidelity: 'normalized',
+            policy_state: 'allowed',
+            server: 'docs',
+          },
+          {
+            name: 'code_interpreter',
+            capability: 'wardwright.code_execution.v1',
+            provider_type: 'code_interpreter_call',
+            fidelity: 'normalized',
+            policy_state: 'allowed',
+            container: 'cntr_42',
+          },
+        ],
+      },
+    } as Receipt);
+    const calls = await screen.findByRole('table', { name: 'Tool calls' });
+    expect(calls.textContent).toContain('wardwright.computer_use.v1');
+    expect(screen.getByText('docs').closest('li')?.textContent).toContain('server docs');
+    expect(screen.getByText('cntr_42').closest('li')?.textContent).toContain('container cntr_42');
+  });
+
   it('copies the id, saying so, and shows the raw JSON on request', async () => {
     const writeText = vi.fn(async () => {});
     vi.stubGlobal('navigator', { ...navigator, clipboard: { writeText } });

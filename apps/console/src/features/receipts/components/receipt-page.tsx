@@ -297,6 +297,12 @@ function ResponseSection({ receipt: r }: { receipt: Receipt }) {
                       {call.resolved_tool ? (
                         <span className="muted"> ({call.resolved_tool})</span>
                       ) : null}
+                      {call.capability ? (
+                        <span className="muted">
+                          {' '}
+                          · <code>{call.capability}</code>
+                        </span>
+                      ) : null}
                     </th>
                     <td>
                       <Pill tone={CALL_TONE[call.policy_state]}>{call.policy_state}</Pill>
@@ -329,6 +335,18 @@ function ResponseSection({ receipt: r }: { receipt: Receipt }) {
                 <li key={index}>
                   <code>{event.capability}</code> via <code>{event.provider_type}</code> ·{' '}
                   <Pill tone="neutral">{event.fidelity}</Pill> · {event.policy_state}
+                  {event.server ? (
+                    <>
+                      {' '}
+                      · server <code>{event.server}</code>
+                    </>
+                  ) : null}
+                  {event.container ? (
+                    <>
+                      {' '}
+                      · container <code>{event.container}</code>
+                    </>
+                  ) : null}
                   {event.sources?.length ? ` · sources: ${event.sources.join(', ')}` : ''}
                 </li>
               ))}
