@@ -97,6 +97,7 @@ describe('receipt partitions', () => {
       `SELECT indexdef FROM pg_indexes WHERE tablename = 'receipts_2025_03' ORDER BY indexname`,
     );
     expect(indexes.map((index) => index.indexdef.replace(/^.* USING /, ''))).toEqual([
+      'gin (capabilities)',
       'btree (gateway, received_at DESC, id DESC)',
       'btree (id, received_at)',
       'gin (policies)',
