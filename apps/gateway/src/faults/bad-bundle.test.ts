@@ -89,7 +89,7 @@ describe('a bad bundle from the API', () => {
     // Corrupt the stored policy behind the API's back, then wake the held long-poll.
     const fault = injectFault(SOURCE, 'invalid policy in the bundle (and a restart meanwhile)');
     const updated = await db.$executeRawUnsafe(
-      `UPDATE resources SET spec = jsonb_set(spec, '{rules,0,match,name}', '""')
+      `UPDATE resources SET spec = jsonb_set(spec::jsonb, '{rules,0,match,name}', '""')::json
        WHERE kind = 'MediationPolicy' AND name = $1`,
       POLICY,
     );
