@@ -1,6 +1,6 @@
 import { createClient } from '@toolgate/contract';
 import { ingestBatchOf, type ReceiptBody } from '@toolgate/core';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chainOf, fixtureReceiptBody } from '../../apps/api/src/receipts/receipt-fixtures.ts';
 import { registerGateway } from '../../apps/gateway/src/faults/control-plane.ts';
@@ -89,6 +89,24 @@ async function open(viewport: { width: number; height: number }, path = '/') {
   return { page, errors };
 }
 
+/**
+ * Clicks a bar's link and waits for the receipts page it opens. The Overview re-reads its range
+ * every 10 s and redraws its bars, so on a loaded machine a click can land on a link just being
+ * replaced; it is clicked again then (never once the page has gone where it should).
+ */
+async function followLink(page: Page, link: Locator, url: RegExp): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await link.click();
+    try {
+      await page.waitForURL(url, { timeout: 10_000 });
+      return;
+    } catch (error) {
+      if (url.test(page.url())) return;
+      if (attempt === 3) throw error;
+    }
+  }
+}
+
 /** uPlot has drawn the three charts (its canvas in each). */
 async function chartsDrawn(page: Page): Promise<void> {
   await page.locator('.chart-canvas canvas').nth(2).waitFor();
@@ -162,20 +180,22 @@ describe('the Overview page', () => {
 
   it('opens the receipts behind a bar and behind a bucket of the requests chart', async () => {
     const { page } = await open({ width: 1440, height: 900 }, '/?range=hour');
-    await page
-      .getByRole('list', { name: 'Top tools called' })
-      .getByRole('link', { name: /read_file/ })
-      .click();
-    await page.waitForURL(/\/receipts\?.*tool=read_file/);
+    await followLink(
+      page,
+      page.getByRole('list', { name: 'Top tools called' }).getByRole('link', { name: /read_file/ }),
+      /\/receipts\?.*tool=read_file/,
+    );
     await page.getByText(/receipts? match/).waitFor();
 
     // A call-time rule's bar: the four requests whose call waits for approval.
     await page.goto(`${stack.console.url}/?range=hour`);
-    await page
-      .getByRole('list', { name: 'Blocked and withheld calls by rule' })
-      .getByRole('link', { name: /guardrails\/ask-first/ })
-      .click();
-    await page.waitForURL(/\/receipts\?.*rule=guardrails%2Fask-first/);
+    await followLink(
+      page,
+      page
+        .getByRole('list', { name: 'Blocked and withheld calls by rule' })
+        .getByRole('link', { name: /guardrails\/ask-first/ }),
+      /\/receipts\?.*rule=guardrails%2Fask-first/,
+    );
     await page.getByText('4 receipts match').waitFor();
 
     await page.goto(`${stack.console.url}/?range=hour`);

@@ -34,6 +34,23 @@ describe('Tabs', () => {
     expect(selected().getAttribute('aria-controls')).toBe(panel.id);
   });
 
+  it('moves from the focused tab, even before the selection it caused has rendered', () => {
+    // A router may render a navigation later (a transition): the next key must still start
+    // from where focus is, not from the selection still on screen.
+    const chosen: Id[] = [];
+    render(
+      <Tabs
+        label="Policy views"
+        idBase="p"
+        tabs={TABS}
+        selected="history"
+        onSelect={(id) => chosen.push(id)}
+      />,
+    );
+    fireEvent.keyDown(screen.getByRole('tab', { name: 'Diff' }), { key: 'ArrowRight' });
+    expect(chosen).toEqual(['edit']);
+  });
+
   it('moves with Left/Right (wrapping) and Home/End; selection and focus follow', () => {
     render(<Harness />);
     const list = screen.getByRole('tablist', { name: 'Policy views' });

@@ -26,7 +26,10 @@ export function Tabs<Id extends string>(props: {
   const refs = useRef(new Map<Id, HTMLButtonElement>());
 
   const onKeyDown = (event: KeyboardEvent<HTMLDivElement>) => {
-    const index = props.tabs.findIndex((t) => t.id === props.selected);
+    // From the tab that has focus (the pattern's rule), which is the selected one unless a key
+    // came before the selection it caused re-rendered.
+    const focused = props.tabs.findIndex((t) => refs.current.get(t.id) === event.target);
+    const index = focused >= 0 ? focused : props.tabs.findIndex((t) => t.id === props.selected);
     const last = props.tabs.length - 1;
     const target =
       event.key === 'ArrowRight'
