@@ -1,15 +1,23 @@
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { compactReceipt, ingestBatchOf, type Receipt, type ToolSet } from '@toolgate/core';
+import { compactReceipt, ingestBatchOf, type Receipt } from '@toolgate/core';
 import { createPrismaClient } from '@toolgate/db';
 import { createTestDatabase, startTestPostgres, type TestDatabase } from '@toolgate/db/testing';
 import pg from 'pg';
 import type { createApp } from '../apps/api/src/create-app.ts';
-import { receiptColumns } from '../apps/api/src/receipts/receipt-columns.ts';
 import { chainOf, fixtureReceiptBody } from '../apps/api/src/receipts/receipt-fixtures.ts';
+import {
+  copySink,
+  copyTexts,
+  FLOOR_SUFFIX,
+  type Sink,
+  type StoredRound,
+  StoredRows,
+} from './api-receipts-copy.ts';
+import { queryBench } from './api-receipts-queries.ts';
 import { CpuMeter } from './cpu-time.ts';
 import { type BenchResult, median } from './measure.ts';
-import { fillReceipts, startApiOn } from './receipts-db.ts';
+import { startApiOn } from './receipts-db.ts';
 
 /**
  * Receipts on PostgreSQL, all against one embedded server started here:
@@ -34,10 +42,8 @@ const BATCH = 1000;
 const ROUNDS = 5;
 const BATCHES_PER_ROUND = BATCHES / ROUNDS;
 const NAIVE_ROWS = 2000;
-const QUERY_ROWS = 1_000_000;
 const TARGET_HTTP_VS_FLOOR = 0.35;
 const TARGET_HTTP_VS_NAIVE = 5;
-const TARGET_P95_MS = 50;
 /** `BENCH_RECEIPTS=ingest` runs part a only (quick iterations on ingest), `query` part b only. */
 const PARTS = process.env.BENCH_RECEIPTS ?? 'ingest,query';
 
@@ -273,11 +279,6 @@ async function startApi(
   return startApiOn(database, gateways);
 }
 
-interface Sink {
-  url: string;
-  close(): Promise<void>;
-}
-
 /** An API taking batches over HTTP, warmed up on a gateway of its own. */
 async function httpSink(
   adminUrl: string,
@@ -334,217 +335,6 @@ function makeWarmup(): Receipt[] {
       }),
     ),
   );
-}
-
-const COPY_COLUMNS = [
-  'id',
-  'gateway',
-  'seq',
-  'received_at',
-  'surface',
-  'model',
-  'stream',
-  'status',
-  'outcome',
-  'identity_human',
-  'identity_service',
-  'identity_session',
-  'binding',
-  'tools',
-  'rules',
-  'policies',
-  'prev_hash',
-  'hash',
-  'tool_set_hash',
-  'body',
-];
-
-/**
- * What the API stores for receipts, computed the way the API does: per receipt its columns
- * (per-gateway seq) and stored body, its link, and its tool set the first time it is seen.
- */
-class StoredRows {
-  private readonly seqs = new Map<string, number>();
-  private readonly toolSets = new Set<string>();
-
-  get toolSetHashes(): ReadonlySet<string> {
-    return this.toolSets;
-  }
-
-  of(receipts: ReadonlyArray<Receipt>) {
-    const toolSets: Array<{ hash: string; body: ToolSet }> = [];
-    const rows = receipts.map((receipt) => {
-      const seq = (this.seqs.get(receipt.gateway) ?? 0) + 1;
-      this.seqs.set(receipt.gateway, seq);
-      const { stored, toolSet } = compactReceipt(receipt);
-      if (!this.toolSets.has(stored.tool_set_hash)) {
-        this.toolSets.add(stored.tool_set_hash);
-        toolSets.push({ hash: stored.tool_set_hash, body: toolSet });
-      }
-      return { ...receiptColumns(receipt), seq, receipt: stored };
-    });
-    return { toolSets, rows };
-  }
-}
-
-type StoredRound = ReturnType<StoredRows['of']>;
-
-/** `COPY … FROM STDIN` texts for a round, in the order they load (tool sets before receipts). */
-function copyTexts({ toolSets, rows }: StoredRound): Array<{ table: string; chunks: string[] }> {
-  const array = (values: string[]) =>
-    `{${values.map((v) => `"${v.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`;
-  return [
-    {
-      table: 'tool_sets (hash, body)',
-      chunks: copyText(toolSets.map((set) => [set.hash, JSON.stringify(set.body)])),
-    },
-    {
-      table: 'receipt_links (id, gateway, seq, received_at, hash)',
-      chunks: copyText(
-        rows.map((row) => [row.id, row.gateway, String(row.seq), row.receivedAt, row.hash]),
-      ),
-    },
-    {
-      table: `receipts (${COPY_COLUMNS.join(', ')})`,
-      chunks: copyText(
-        rows.map((row) => [
-          row.id,
-          row.gateway,
-          String(row.seq),
-          row.receivedAt,
-          row.surface,
-          row.model,
-          row.stream ? 't' : 'f',
-          String(row.status),
-          row.outcome,
-          row.identityHuman,
-          row.identityService,
-          row.identitySession,
-          row.binding,
-          array(row.tools),
-          array(row.rules),
-          array(row.policies),
-          row.prevHash,
-          row.hash,
-          row.receipt.tool_set_hash,
-          JSON.stringify(row.receipt),
-        ]),
-      ),
-    },
-  ];
-}
-
-/** PostgreSQL COPY text format: tab-separated, `\N` for null, backslash escapes; ~1 MB chunks. */
-function copyText(rows: ReadonlyArray<ReadonlyArray<string | null>>): string[] {
-  const esc = (value: string | null) =>
-    value === null ? '\\N' : value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c] as string);
-  const chunks: string[] = [];
-  let chunk = '';
-  for (const row of rows) {
-    chunk += `${row.map(esc).join('\t')}\n`;
-    if (chunk.length > 1 << 20) {
-      chunks.push(chunk);
-      chunk = '';
-    }
-  }
-  if (chunk) chunks.push(chunk);
-  return chunks;
-}
-const COPY_ESCAPES: Record<string, string> = {
-  '\\': '\\\\',
-  '\t': '\\t',
-  '\n': '\\n',
-  '\r': '\\r',
-};
-
-/**
- * `COPY … FROM STDIN` as a pg "submittable": pg hands it the connection when the server asks
- * for the data (pg-copy-streams does the same as a stream; the data here is already in memory).
- */
-class CopyIn {
-  readonly done: Promise<void>;
-  private resolve!: () => void;
-  private reject!: (error: Error) => void;
-  private error: Error | undefined;
-
-  constructor(
-    private readonly text: string,
-    private readonly chunks: ReadonlyArray<string>,
-  ) {
-    this.done = new Promise((resolve, reject) => {
-      this.resolve = resolve;
-      this.reject = reject;
-    });
-  }
-
-  submit(connection: {
-    query(text: string): void;
-    sendCopyFromChunk(chunk: Buffer): void;
-    endCopyFrom(): void;
-  }): void {
-    connection.query(this.text);
-  }
-
-  handleCopyInResponse(connection: {
-    sendCopyFromChunk(chunk: Buffer): void;
-    endCopyFrom(): void;
-  }): void {
-    for (const chunk of this.chunks) connection.sendCopyFromChunk(Buffer.from(chunk));
-    connection.endCopyFrom();
-  }
-
-  handleCommandComplete(): void {}
-
-  handleReadyForQuery(): void {
-    if (this.error) this.reject(this.error);
-    else this.resolve();
-  }
-
-  handleError(error: Error): void {
-    this.error = error;
-  }
-}
-
-/** What the floor's unindexed copies of the tables are called: `receipts_floor` and so on. */
-const FLOOR_SUFFIX = '_floor';
-const FLOOR_TABLES = ['tool_sets', 'receipt_links', 'receipts'];
-
-/**
- * A plain database loaded with COPY, a round in one transaction like an API batch: into the
- * real tables (keys, indexes, partitions), or, `unindexed`, into copies of them without any
- * index or key (`LIKE … INCLUDING DEFAULTS` keeps the columns, NOT NULLs and defaults, and makes
- * an ordinary table of the partitioned `receipts`): the fastest way to land the rows.
- */
-async function copySink(
-  adminUrl: string,
-  { unindexed }: { unindexed: boolean },
-): Promise<Sink & { load(copies: ReturnType<typeof copyTexts>): Promise<void> }> {
-  const database = await createTestDatabase(adminUrl);
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  if (unindexed) {
-    for (const table of FLOOR_TABLES) {
-      await client.query(`CREATE TABLE ${table}${FLOOR_SUFFIX} (LIKE ${table} INCLUDING DEFAULTS)`);
-    }
-  }
-  const target = (table: string) =>
-    unindexed ? table.replace(/^(\w+)/, `$1${FLOOR_SUFFIX}`) : table;
-  return {
-    url: database.url,
-    async load(copies) {
-      await client.query('BEGIN');
-      for (const { table, chunks } of copies) {
-        const copy = new CopyIn(`COPY ${target(table)} FROM STDIN`, chunks);
-        client.query(copy as unknown as pg.QueryConfig);
-        await copy.done;
-      }
-      await client.query('COMMIT');
-    },
-    async close() {
-      await client.end();
-      await database.drop();
-    },
-  };
 }
 
 /** A plain database loaded by a naive loop: a `createMany` of one row per table and receipt. */
@@ -618,150 +408,4 @@ async function expectRows(
   } finally {
     await client.end();
   }
-}
-
-// ——— b. queries on a million rows ———
-
-function percentile(sorted: ReadonlyArray<number>, p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
-}
-
-async function queryBench(adminUrl: string): Promise<{ lines: string[]; passed: boolean }> {
-  const database = await createTestDatabase(adminUrl);
-  progress(`filling a database with ${QUERY_ROWS.toLocaleString('en-US')} receipts`);
-  await fillReceipts(database.url, QUERY_ROWS, progress);
-  const api = await startApiOn(database, []);
-  try {
-    const get = async (query: Record<string, string>) => {
-      const start = performance.now();
-      const response = await fetch(
-        `${api.url}/apis/toolgate.dev/v1/receipts?${new URLSearchParams(query)}`,
-        { headers: { authorization: `Bearer ${api.operatorToken}` } },
-      );
-      const body = (await response.json()) as {
-        items: unknown[];
-        metadata: { continue?: string };
-      };
-      const ms = performance.now() - start;
-      if (response.status !== 200) throw new Error(`list failed: ${JSON.stringify(body)}`);
-      return { ms, body };
-    };
-    const kinds: Array<[string, string[]]> = [
-      ['common', ['tool_0', 'tool_1', 'tool_2', 'tool_5', 'tool_10']],
-      ['mid', ['tool_40', 'tool_80', 'tool_120']],
-      ['tail', ['tool_160', 'tool_199']],
-      ['rare', ['rare_3', 'rare_11', 'rare_17']],
-      ['absent', ['no_such_tool']],
-      ['gone lately', ['legacy_tool']],
-    ];
-    // Warm up connections and caches (not measured).
-    for (const [, tools] of kinds) for (const tool of tools) await get({ tool, limit: '50' });
-
-    const all: number[] = [];
-    const byKind = new Map<string, number[]>();
-    for (let round = 0; round < 5; round++) {
-      for (const [kind, tools] of kinds) {
-        for (const tool of tools) {
-          let token: string | undefined;
-          // First page and up to three keyset pages after it.
-          for (let page = 0; page < 4; page++) {
-            const { ms, body } = await get({
-              tool,
-              limit: '50',
-              ...(token ? { continue: token } : {}),
-            });
-            all.push(ms);
-            byKind.set(kind, [...(byKind.get(kind) ?? []), ms]);
-            token = body.metadata.continue;
-            if (!token) break;
-          }
-        }
-      }
-    }
-    // The other filters, for information (no target): first page and one keyset page each.
-    const others: Array<[string, Record<string, string>]> = [
-      ['gateway', { gateway: 'gw-07' }],
-      ['policy (90%)', { policy: 'guardrails' }],
-      ['policy (10%)', { policy: 'strict' }],
-      ['rule', { rule: 'guardrails/hide-deletes' }],
-      ['outcome', { outcome: 'blocked' }],
-      ['time window', { since: '2026-01-10T00:00:00Z', until: '2026-01-10T01:00:00Z' }],
-      ['gateway+tool', { gateway: 'gw-03', tool: 'tool_40' }],
-      ['identity', { identity: 'user-42' }],
-    ];
-    const otherLines: string[] = [];
-    for (const [label, query] of others) {
-      const times: number[] = [];
-      for (let round = 0; round < 3; round++) {
-        const first = await get({ ...query, limit: '50' });
-        times.push(first.ms);
-        const token = first.body.metadata.continue;
-        if (token) times.push((await get({ ...query, limit: '50', continue: token })).ms);
-      }
-      const s = [...times].sort((a, b) => a - b);
-      otherLines.push(
-        `    ${label.padEnd(14)} p50 ${percentile(s, 50).toFixed(1)} ms  max ${(s.at(-1) as number).toFixed(1)} ms`,
-      );
-    }
-    const sorted = [...all].sort((a, b) => a - b);
-    const p95 = percentile(sorted, 95);
-    const passed = p95 < TARGET_P95_MS;
-    const fmt = (ms: number) => `${ms.toFixed(1)} ms`;
-    const lines = [
-      `GET /receipts?tool=…&limit=50 on ${QUERY_ROWS.toLocaleString('en-US')} rows, ${all.length} requests (first pages + keyset pages):`,
-      `  p50 ${fmt(percentile(sorted, 50))}, p95 ${fmt(p95)}, p99 ${fmt(percentile(sorted, 99))} (target p95 < ${TARGET_P95_MS} ms) ${passed ? 'PASS' : 'FAIL'}`,
-      ...[...byKind].map(([kind, values]) => {
-        const s = [...values].sort((a, b) => a - b);
-        return `  ${kind.padEnd(12)} n=${String(s.length).padStart(3)}  p50 ${fmt(percentile(s, 50))}  p95 ${fmt(percentile(s, 95))}  max ${fmt(s.at(-1) as number)}`;
-      }),
-      '  other filters (not part of the target), first and second pages:',
-      ...otherLines,
-      ...(await plannerComparison(database.url)),
-    ];
-    return { lines, passed };
-  } finally {
-    await api.close();
-  }
-}
-
-/**
- * Why the list query does not leave the plan to the planner alone: the single ordered query,
- * timed for a tool that is common overall but absent lately, and for a rare tool.
- */
-async function plannerComparison(url: string): Promise<string[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const lines = [
-      '  the plain single query (ORDER BY received_at DESC, id DESC LIMIT 51), for comparison:',
-    ];
-    for (const tool of ['legacy_tool', 'tool_120', 'rare_3']) {
-      const { rows } = await client.query<{ 'QUERY PLAN': Array<Record<string, unknown>> }>(
-        `EXPLAIN (ANALYZE, FORMAT JSON) SELECT id FROM receipts WHERE tools @> ARRAY[$1::text]
-         ORDER BY received_at DESC, id DESC LIMIT 51`,
-        [tool],
-      );
-      const plan = rows[0]?.['QUERY PLAN'][0] as { 'Execution Time': number; Plan: PlanNode };
-      lines.push(
-        `    ${tool.padEnd(12)} ${plan['Execution Time'].toFixed(1)} ms via ${planNodes(plan.Plan)}`,
-      );
-    }
-    return lines;
-  } finally {
-    await client.end();
-  }
-}
-
-interface PlanNode {
-  'Node Type': string;
-  'Index Name'?: string;
-  Plans?: PlanNode[];
-}
-
-function planNodes(node: PlanNode): string {
-  const self = node['Index Name']
-    ? `${node['Node Type']} (${node['Index Name']})`
-    : node['Node Type'];
-  const children = (node.Plans ?? []).map(planNodes);
-  return children.length > 0 ? `${self} ← ${children.join(', ')}` : self;
 }
