@@ -1,4 +1,5 @@
 import {
+  BundleHostedTool,
   BundleMcpServer,
   CapabilityContractSpec,
   IdentityType,
@@ -54,6 +55,12 @@ export const GatewayBundle = z.object({
    * pinned definition hashes. Absent from a bundle of an API that predates MCP: no servers.
    */
   mcpServers: z.array(BundleMcpServer).default([]),
+  /**
+   * Every HostedTool, by name: the declaration the model sees and the endpoint the gateway calls
+   * (secrets by reference only). Absent when there are none (so bundles without hosted tools keep
+   * the ETag they had before hosted tools existed).
+   */
+  hostedTools: z.array(BundleHostedTool).optional(),
 });
 export type GatewayBundle = z.infer<typeof GatewayBundle>;
 

@@ -247,6 +247,75 @@ export const McpEvidence = z.object({
 });
 export type McpEvidence = z.infer<typeof McpEvidence>;
 
+/**
+ * One call the gateway executed itself in a hosted round (`tool_info`, a `HostedTool`): never
+ * seen by the agent. Arguments and result by hash only (after the hosted tool's redaction).
+ */
+export const HostedCallEvidence = z.object({
+  /** The provider's call id. */
+  id: z.string(),
+  /** The hosted tool's name as the model called it. */
+  name: z.string(),
+  /** `tool_info` (built in) or the `HostedTool` resource's name. */
+  tool: z.string(),
+  executed_by: z.literal('wardwright'),
+  fidelity: z.literal('emulated'),
+  arguments_hash: SchemaHash,
+  /** Absent when nothing came back (timeout, unreachable). */
+  result_hash: SchemaHash.optional(),
+  is_error: z.boolean(),
+  /** `ok`, or why the call failed; the model is told the failure as the tool's result. */
+  outcome: z.enum([
+    'ok',
+    'error',
+    'timeout',
+    'unavailable',
+    'too_large',
+    'bad_response',
+    'refused',
+  ]),
+  /** The endpoint's HTTP status, for HTTP hosted tools that answered. */
+  status: z.number().int().min(100).max(599).optional(),
+  duration_ms: z.number().nonnegative(),
+  /** Result paths replaced by `[REDACTED]` before the model saw the result. */
+  redacted_paths: z.array(z.string()).optional(),
+});
+export type HostedCallEvidence = z.infer<typeof HostedCallEvidence>;
+
+/** One hosted round: the provider answered with hosted calls, the gateway ran them, called again. */
+export const HostedRoundEvidence = z.object({
+  /** 1 for the first hosted round (the agent's own request is round 0, not listed). */
+  round: z.number().int().min(1),
+  /** Milliseconds after the request was received that the round's calls started. */
+  started_ms: z.number().nonnegative(),
+  /** Executing the round's calls. */
+  duration_ms: z.number().nonnegative(),
+  /** The provider call that followed the round. */
+  upstream_ms: z.number().nonnegative().optional(),
+  calls: z.array(HostedCallEvidence),
+  /** Token usage the provider reported for the call that followed the round, when it did. */
+  usage: z
+    .object({
+      input_tokens: z.number().int().nonnegative().optional(),
+      output_tokens: z.number().int().nonnegative().optional(),
+    })
+    .optional(),
+});
+export type HostedRoundEvidence = z.infer<typeof HostedRoundEvidence>;
+
+/** The tool loop of a request: its hosted rounds, the budget that bounded it, and why it stopped early. */
+export const HostedEvidence = z.object({
+  rounds: z.array(HostedRoundEvidence),
+  budget: z.object({
+    max_calls: z.number().int().nonnegative(),
+    max_rounds: z.number().int().nonnegative(),
+    max_added_latency_ms: z.number().nonnegative(),
+  }),
+  /** Set when a budget stopped the loop: the agent got the model's last answer with a note. */
+  exhausted: z.enum(['max_calls', 'max_rounds', 'max_added_latency']).optional(),
+});
+export type HostedEvidence = z.infer<typeof HostedEvidence>;
+
 /** Everything in a receipt except the chain fields. Deterministic for the same inputs. */
 export const ReceiptBody = z.object({
   schema: z.literal('toolgate.receipt.v2'),
@@ -284,6 +353,8 @@ export const ReceiptBody = z.object({
   tool_results: z.array(ToolResultEvidence).optional(),
   /** MCP receipts only (`surface: mcp`). */
   mcp: McpEvidence.optional(),
+  /** Requests that ran gateway-hosted tools (the tool loop); absent otherwise. */
+  hosted: HostedEvidence.optional(),
   /**
    * Paths whose values were redacted before hashing (e.g. `tool_calls[0].arguments.token`), or
    * because they looked like a credential (`model`, `identity.session`).

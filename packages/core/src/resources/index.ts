@@ -1,6 +1,7 @@
 export * from './capability-contract.ts';
 export * from './envelope.ts';
 export * from './gateway.ts';
+export * from './hosted-tool.ts';
 export * from './identity.ts';
 export * from './mcp-server.ts';
 export * from './mediation-policy.ts';

@@ -89,7 +89,8 @@ export const McpServerHeader = z
   });
 export type McpServerHeader = z.infer<typeof McpServerHeader>;
 
-const UpstreamUrl = z
+/** An absolute http(s) URL without credentials or a fragment: an upstream the gateway calls. */
+export const UpstreamUrl = z
   .string()
   .max(2048, 'must be at most 2048 characters')
   .superRefine((text, ctx) => {

@@ -157,7 +157,7 @@ export const RenameRule = z
   .strict();
 
 /** A duration such as `30s`, `1m`, `1h`, `1h30m` between `min` and `max` milliseconds. */
-const Duration = (min: number, max: number, bounds: string) =>
+export const DurationText = (min: number, max: number, bounds: string) =>
   z
     .string()
     .max(32, 'must be at most 32 characters')
@@ -194,7 +194,7 @@ export const RequireApprovalRule = z
     action: z.literal('require_approval'),
     message: AgentMessage.optional(),
     approval: z
-      .object({ ttl: Duration(1_000, 30 * 86_400_000, 'between 1s and 30d') })
+      .object({ ttl: DurationText(1_000, 30 * 86_400_000, 'between 1s and 30d') })
       .strict()
       .default({ ttl: '1h' }),
   })
@@ -211,7 +211,7 @@ export const RateLimitRule = z
     limit: z
       .object({
         calls: z.number().int('must be an integer').min(1, 'must be >= 1').max(1_000_000),
-        per: Duration(1_000, 86_400_000, 'between 1s and 1d'),
+        per: DurationText(1_000, 86_400_000, 'between 1s and 1d'),
         by: RateLimitKey.default('identity'),
       })
       .strict(),
