@@ -102,7 +102,7 @@ export function readBody(request: IncomingMessage, limit: number): Promise<Agent
 export function sendJson(
   response: ServerResponse,
   status: number,
-  payload: string,
+  payload: string | Buffer,
   headers: Record<string, string | string[]> = {},
 ): void {
   if (response.destroyed) return;

@@ -8,6 +8,7 @@ import {
   enforceResponseBody,
   holdActionableTail,
   illFormedPathInJson,
+  isJsonObject,
   jsonObjectUtf8,
   type MediationResult,
   mediateRequest,
@@ -80,6 +81,12 @@ export class MediatingProxy {
   private readonly now: () => number;
   /** Parses requests, reusing the work for tool lists seen before (agents resend them). */
   private readonly parser = new RequestParser();
+  /**
+   * For Responses answers, which echo the request's `tools` (the provider-visible declarations,
+   * the same text turn after turn): parsed like agent requests, so a known echo is not parsed
+   * again and its remembered text is written back without serializing it (docs/gateway.md).
+   */
+  private readonly answerParser = new RequestParser();
   /** When each allowed call reached its agent: times its result in the next turn's receipt. */
   private readonly released = new ReleasedCalls();
   private readonly receipts: RequestReceipts;
@@ -249,7 +256,7 @@ export class MediatingProxy {
     reply: ServerResponse,
   ): Promise<void> {
     const { surface, trace } = record;
-    let payload: string;
+    let payload: string | Buffer;
     let finished: Finished;
     try {
       const response = await call.answer;
@@ -264,7 +271,8 @@ export class MediatingProxy {
         payload = sanitizeProviderError(surface, status, text);
         finished = { status, headers, error: scrubSecrets(errorMessage(text)), upstreamMs };
       } else {
-        const parsed = safeJson(text);
+        const parsed =
+          surface === 'openai-responses' ? safeParse(this.answerParser, text) : safeJson(text);
         if (parsed === undefined) {
           const error = 'upstream answered with malformed JSON';
           payload = providerErrorJson(surface, 502, error);
@@ -276,7 +284,7 @@ export class MediatingProxy {
             trace.answer(parsed);
             trace.evidence(enforced.evidence);
           }
-          payload = JSON.stringify(enforced.body);
+          payload = answerPayload(enforced.body);
           finished = { status, headers, evidence: enforced.evidence, upstreamMs };
         }
       }
@@ -393,7 +401,7 @@ export class MediatingProxy {
   private async answerJson(
     record: RequestRecord,
     reply: ServerResponse,
-    payload: string,
+    payload: string | Buffer,
     finished: Finished,
   ): Promise<void> {
     const recorded = await this.recordReceipt(record, finished);
@@ -483,4 +491,21 @@ const MAX_ERROR_MESSAGE = 1024;
  */
 function isTooDeep(error: unknown): boolean {
   return error instanceof RangeError && /call stack/i.test(error.message);
+}
+
+/** `JSON.parse` through `parser` (known tool lists reused), undefined when not JSON. */
+function safeParse(parser: RequestParser, text: string): unknown {
+  try {
+    return parser.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The enforced answer as sent to the agent: exactly `JSON.stringify(body)`, with remembered texts
+ * (a Responses answer's echoed `tools`) written as they are.
+ */
+function answerPayload(body: unknown): string | Buffer {
+  return isJsonObject(body) ? Buffer.concat(jsonObjectUtf8(body)) : JSON.stringify(body);
 }
