@@ -1,4 +1,4 @@
-import type { JsonObject } from './json-value.ts';
+import type { JsonObject, JsonValue } from './json-value.ts';
 
 /**
  * The `JSON.stringify` text of deep-frozen values that are serialized again and again (an
@@ -72,4 +72,46 @@ export function jsonObjectUtf8(object: JsonObject): Uint8Array[] {
   }
   pieces.push(utf8.encode(out.slice(from)));
   return pieces;
+}
+
+/**
+ * Exactly `JSON.stringify(object)`, with the remembered texts of values at its top level and one
+ * level down (a Responses stream event's `response.tools`) put in place instead of serialized
+ * again: a copy with unique markers is serialized, and each marker replaced by its text.
+ */
+export function jsonTextWithRemembered(object: JsonObject): string {
+  const spliced: Array<{ marker: string; text: string }> = [];
+  const withMarkers = (value: JsonObject, depth: number): JsonObject | undefined => {
+    let copy: JsonObject | undefined;
+    for (const key of Object.keys(value)) {
+      const member = value[key];
+      const text = knownJsonText(member);
+      let replacement: JsonValue | undefined;
+      if (text !== undefined) {
+        const marker = `${MARKER}${spliced.length}`;
+        spliced.push({ marker: JSON.stringify(marker), text });
+        replacement = marker;
+      } else if (depth === 0 && isPlainObject(member)) {
+        replacement = withMarkers(member, 1);
+      }
+      if (replacement === undefined) continue;
+      copy ??= { ...value };
+      copy[key] = replacement;
+    }
+    return copy;
+  };
+  const copy = withMarkers(object, 0);
+  if (copy === undefined) return JSON.stringify(object);
+  let out = JSON.stringify(copy);
+  for (const { marker, text } of spliced) {
+    const at = out.indexOf(marker);
+    // Cannot happen (each marker is a value of the copy); never splice blindly.
+    if (at < 0) return JSON.stringify(object);
+    out = out.slice(0, at) + text + out.slice(at + marker.length);
+  }
+  return out;
+}
+
+function isPlainObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { malformedJson, readableFailure } from '../testing/hostile-json.ts';
-import { jsonObjectUtf8, knownJsonText } from './json-text.ts';
+import { jsonObjectUtf8, jsonTextWithRemembered, knownJsonText } from './json-text.ts';
 import { RequestParser, topLevelValueStart, valueEnd } from './request-parser.ts';
 
 const TOOLS = [
@@ -156,6 +156,91 @@ describe('jsonObjectUtf8', () => {
         (rest, toolsKey) => {
           const body = toolsKey === undefined ? rest : { ...rest, [toolsKey]: tools };
           expect(joined(jsonObjectUtf8(body as never))).toBe(JSON.stringify(body));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('RequestParser within a member (a Responses stream event)', () => {
+  /** A parser that has seen `toolsText` as `response.tools` of an event. */
+  function warmEventParser(): RequestParser {
+    const parser = new RequestParser({ within: 'response' });
+    parser.parse(`{"type":"response.created","response":{"id":"r","tools":${toolsText}}}`);
+    return parser;
+  }
+
+  it('shares the tool list one level down, frozen, with its text known', () => {
+    const parser = warmEventParser();
+    const event = parser.parse(
+      `{"type":"response.completed","response":{"id":"r","output":[],"tools":${toolsText},"n":1},"sequence_number":9}`,
+    ) as { response: { tools: unknown } };
+    expect(event).toEqual({
+      type: 'response.completed',
+      response: { id: 'r', output: [], tools: TOOLS, n: 1 },
+      sequence_number: 9,
+    });
+    expect(Object.isFrozen(event.response.tools)).toBe(true);
+    expect(knownJsonText(event.response.tools)).toBe(toolsText);
+  });
+
+  it.each([
+    ['a later duplicate response', `{"response":{"tools":${toolsText}},"response":{"tools":[]}}`],
+    ['a later duplicate tools', `{"response":{"tools":${toolsText},"tools":[2]}}`],
+    ['tools at the top level only', `{"tools":${toolsText},"response":{}}`],
+    ['response not an object', `{"response":[${toolsText}]}`],
+    ['the list cut short', `{"response":{"tools":${toolsText.slice(0, -1)}}}`],
+    ['a forged marker', `{"response":{"tools":"\\u0000toolgate-tools-00"}}`],
+  ])('equals JSON.parse: %s', (_name, raw) => {
+    expect(outcome((text) => warmEventParser().parse(text), raw)).toEqual(
+      outcome((text) => JSON.parse(text), raw),
+    );
+  });
+
+  it('equals JSON.parse on arbitrary events around a known tool list, and on broken variants', () => {
+    const member = fc.tuple(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }));
+    const text = (members: Array<[string, unknown]>) =>
+      members.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)},`).join('');
+    const event = fc
+      .record({
+        outer: fc.array(member, { maxLength: 3 }),
+        before: fc.array(member, { maxLength: 3 }),
+        after: fc.array(member, { maxLength: 3 }),
+      })
+      .map(
+        ({ outer, before, after }) =>
+          `{${text(outer)}"response":{${text(before)}"tools":${toolsText},${text(after)}"end":1},"sequence_number":3}`,
+      );
+    const input = fc.oneof(
+      event,
+      event.chain((valid) => malformedJson(valid)),
+    );
+    fc.assert(
+      fc.property(input, (raw) => {
+        expect(outcome((t) => warmEventParser().parse(t), raw)).toEqual(
+          outcome((t) => JSON.parse(t), raw),
+        );
+      }),
+      { numRuns: 400, reporter: readableFailure((raw) => raw) },
+    );
+  });
+});
+
+describe('jsonTextWithRemembered', () => {
+  it('equals JSON.stringify, splicing remembered texts at the top level and one level down', () => {
+    const tools = (warmParser().parse(`{"tools":${toolsText}}`) as { tools: unknown }).tools;
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+        fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }),
+        fc.constantFrom('top', 'nested', 'both', 'none'),
+        (outer, inner, where) => {
+          const response: Record<string, unknown> = { ...inner };
+          if (where === 'nested' || where === 'both') response.tools = tools;
+          const body: Record<string, unknown> = { ...outer, response };
+          if (where === 'top' || where === 'both') body.tools = tools;
+          expect(jsonTextWithRemembered(body as never)).toBe(JSON.stringify(body));
         },
       ),
       { numRuns: 300 },

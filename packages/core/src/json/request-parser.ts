@@ -32,9 +32,22 @@ export class RequestParser {
   private readonly known: KnownList[] = [];
   private readonly marker = `\u0000toolgate-tools-${PROCESS_NONCE}`;
   private readonly markerText = JSON.stringify(this.marker);
+  /** The top-level member whose object holds `tools` (and its key as JSON); none: the top level. */
+  private readonly within: string | undefined;
+  private readonly withinQuoted: string | undefined;
+
+  /**
+   * `within`: the `tools` array sits in the object of this top-level member (a Responses stream
+   * event's `response`), not at the top level. The same argument holds one level down: the
+   * marker found at `body[within].tools` is where `JSON.parse` keeps both keys.
+   */
+  constructor(options: { within?: string } = {}) {
+    this.within = options.within;
+    this.withinQuoted = options.within === undefined ? undefined : JSON.stringify(options.within);
+  }
 
   parse(raw: string): unknown {
-    const start = topLevelValueStart(raw, '"tools"');
+    const start = this.toolsStart(raw);
     if (start < 0 || raw.charCodeAt(start) !== OPEN_BRACKET) return JSON.parse(raw);
     const list = this.lookup(raw, start);
     if (!list) {
@@ -50,9 +63,18 @@ export class RequestParser {
     } catch {
       return JSON.parse(raw);
     }
-    if (!isObject(body) || body.tools !== this.marker) return JSON.parse(raw);
-    body.tools = list.value as JsonValue[];
+    const holder = isObject(body) && this.within !== undefined ? body[this.within] : body;
+    if (!isObject(holder) || holder.tools !== this.marker) return JSON.parse(raw);
+    holder.tools = list.value as JsonValue[];
     return body;
+  }
+
+  /** Where the `tools` array's text starts (at the top level, or in `within`'s object), or -1. */
+  private toolsStart(raw: string): number {
+    if (this.withinQuoted === undefined) return topLevelValueStart(raw, '"tools"');
+    const holder = topLevelValueStart(raw, this.withinQuoted);
+    if (holder < 0 || raw.charCodeAt(holder) !== OPEN_BRACE) return -1;
+    return topLevelValueStart(raw, '"tools"', holder);
   }
 
   /** The known list the request continues with at `start`, moved to the front (LRU). */
@@ -112,10 +134,10 @@ function skipSpace(raw: string, i: number): number {
 
 /**
  * Where the value of the first top-level member whose key is written exactly `quotedKey`
- * starts, or -1. A lexical scan (strings and nesting), not a validation: the caller checks.
+ * starts, or -1 (of the object starting at `from`: 0 for the text's own top level). A lexical scan (strings and nesting), not a validation: the caller checks.
  */
-export function topLevelValueStart(raw: string, quotedKey: string): number {
-  let i = skipSpace(raw, 0);
+export function topLevelValueStart(raw: string, quotedKey: string, from = 0): number {
+  let i = skipSpace(raw, from);
   if (raw.charCodeAt(i) !== OPEN_BRACE) return -1;
   i++;
   for (;;) {

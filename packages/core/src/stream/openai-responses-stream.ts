@@ -1,4 +1,6 @@
+import { jsonTextWithRemembered } from '../json/json-text.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json/json-value.ts';
+import { RequestParser } from '../json/request-parser.ts';
 import type { ResponseEvidence } from '../receipt/receipt-schema.ts';
 import { isUrlCitation, withoutCitations } from '../response/openai-responses-items.ts';
 import {
@@ -13,7 +15,6 @@ import type { ResponseContext } from '../response/response-context.ts';
 import { responsesErrorEvent } from './openai-responses-events.ts';
 import {
   driveStreamMediator,
-  parseEventData,
   type SseEvent,
   type StreamMediator,
   serializeJsonSse,
@@ -24,6 +25,25 @@ import {
 interface Parsed {
   readonly event: SseEvent;
   readonly data: JsonObject;
+}
+
+/**
+ * Lifecycle events (`response.created`, `.in_progress`, `.completed`) carry the whole response,
+ * whose `tools` echoes the request's (the provider-visible declarations: most of the event, the
+ * same text on every stream): parsed like agent requests, so a known echo is not parsed again,
+ * and written back as its remembered text (docs/gateway.md, the hot path). Process-wide, as the
+ * same tool lists recur across requests; bounded (16 lists).
+ */
+const eventParser = new RequestParser({ within: 'response' });
+
+/** `parseEventData`, with known echoed tool lists reused. */
+function parseResponsesEventData(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return eventParser.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** An output item held from its `output_item.added` until its `output_item.done`. */
@@ -104,7 +124,7 @@ export function createOpenAIResponsesStreamMediator(ctx: ResponseContext): Strea
     }
     const next = seq === undefined ? data : { ...data, sequence_number: seq };
     if (parsed === undefined) out.push(serializeJsonSse(type, next));
-    else out.push(serializeSse({ ...parsed.event, data: JSON.stringify(next) }));
+    else out.push(serializeSse({ ...parsed.event, data: jsonTextWithRemembered(next) }));
   }
 
   /** `data` with `output_index` set (the same object when it already is). */
@@ -295,7 +315,7 @@ export function createOpenAIResponsesStreamMediator(ctx: ResponseContext): Strea
   }
 
   function handleEvent(event: SseEvent, out: string[]) {
-    const data = event.comment === undefined ? parseEventData(event.data) : undefined;
+    const data = event.comment === undefined ? parseResponsesEventData(event.data) : undefined;
     if (!isJsonObject(data)) {
       out.push(serializeSse(event));
       return;
