@@ -55,6 +55,7 @@ beforeAll(async () => {
             when: NANO,
           },
           { id: 'no-deletes', action: 'hide', match: { name: 'delete_repo' } },
+          { id: 'no-drops', action: 'hide', match: { name: 'internal/drop_tables' } },
         ],
       },
     },
@@ -239,6 +240,21 @@ describe.each([false, true])('Responses hosted and typed items (stream: %s)', (s
     for (const leak of ['mcp_list_tools', 'mcp_call', 'internal', 'query_db']) {
       expect(hidden.raw).not.toContain(leak);
     }
+  });
+
+  it('shows an offered server’s tool list without a hidden tool, whose call is withheld', async () => {
+    const script = { hosted: 'mcp', mcp: { server: 'internal', tool: 'drop_tables' } };
+    const { raw, output, rawReceipt } = await ask('gpt-4.1', [INTERNAL], script, stream);
+    expect(types(output)).toEqual(['mcp_list_tools', 'message']);
+    expect(output[0]).toMatchObject({ server_label: 'internal', tools: [] });
+    expect(rawReceipt.response?.hosted_tool_events).toEqual([
+      expect.objectContaining({ provider_type: 'mcp_list_tools', policy_state: 'allowed' }),
+      expect.objectContaining({
+        provider_type: 'mcp_call:internal/drop_tables',
+        policy_state: 'blocked',
+      }),
+    ]);
+    expect(raw).not.toContain('drop_tables');
   });
 
   it('keeps an allowed_tools tool_choice to offered tools, and withholds a call to a hidden one', async () => {

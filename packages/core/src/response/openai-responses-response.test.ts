@@ -345,6 +345,29 @@ describe('enforceResponsesBody: provider-run items', () => {
     ]);
   });
 
+  it("shows the agent an offered server's tool list without the tools a hide rule covers", () => {
+    const list: JsonObject = {
+      id: 'mcpl_github',
+      type: 'mcp_list_tools',
+      server_label: 'github',
+      tools: [
+        { name: 'create_issue', input_schema: { type: 'object' } },
+        { name: 'delete_repo', input_schema: { type: 'object' } },
+      ],
+    };
+    const hiding = contextFor(
+      { rules: [{ id: 'no-delete', action: 'hide', match: { name: 'github/delete_repo' } }] },
+      hosted,
+    );
+    const { body } = enforceResponsesBody(response([list]), hiding);
+    expect((body as JsonObject).output).toEqual([
+      { ...list, tools: [{ name: 'create_issue', input_schema: { type: 'object' } }] },
+    ]);
+    // Nothing hidden: the very item, untouched.
+    const open = enforceResponsesBody(response([list]), contextFor({ rules: [] }, hosted));
+    expect(((open.body as JsonObject).output as JsonValue[])[0]).toBe(list);
+  });
+
   it('records an image generation without a contract: none of the six covers it', () => {
     const ctx = contextFor({ rules: [] }, [{ type: 'image_generation' }]);
     const image = {

@@ -57,7 +57,9 @@ export function createItemJudge(ctx: ResponseContext, evidence: ResponseEvidence
     if (hosted !== undefined) {
       const described = ctx.describeHostedEvent(hosted);
       evidence.hosted_tool_events.push(described);
-      if (described.policy_state !== 'blocked') return { item };
+      if (described.policy_state !== 'blocked') {
+        return { item: item.type === 'mcp_list_tools' ? withoutHiddenMcpTools(item, ctx) : item };
+      }
       for (const id of [item.id, item.call_id]) if (typeof id === 'string') withheld.add(id);
       return { item: null };
     }
@@ -77,6 +79,25 @@ export function createItemJudge(ctx: ResponseContext, evidence: ResponseEvidence
       item: described.policy_state === 'blocked' ? messageWithoutCitations(item) : item,
     };
   };
+}
+
+/**
+ * An offered MCP server's tool list without the tools a hide rule covers: the provider lists
+ * them from the server itself (the model saw them), but the agent is not shown them, and their
+ * calls are withheld like any call of a hidden tool (judged the same way: `server_label/name`).
+ * The same item when nothing is hidden.
+ */
+function withoutHiddenMcpTools(item: JsonObject, ctx: ResponseContext): JsonObject {
+  if (!Array.isArray(item.tools) || typeof item.server_label !== 'string') return item;
+  const server = item.server_label;
+  const kept = item.tools.filter(
+    (tool) =>
+      !isJsonObject(tool) ||
+      typeof tool.name !== 'string' ||
+      ctx.describeHostedEvent({ providerType: 'mcp_call', server, name: `${server}/${tool.name}` })
+        .policy_state !== 'blocked',
+  );
+  return kept.length === item.tools.length ? item : { ...item, tools: kept };
 }
 
 /**

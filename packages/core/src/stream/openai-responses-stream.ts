@@ -179,13 +179,32 @@ export function createOpenAIResponsesStreamMediator(ctx: ResponseContext): Strea
       sendCall(entry, decision.item, emitted, out);
       return;
     }
-    send(entry.added, 'response.output_item.added', at(entry.added.data, emitted), out);
+    send(
+      entry.added,
+      'response.output_item.added',
+      addedOf(entry, item, decision.item, emitted),
+      out,
+    );
     for (const event of entry.events) {
       send(event, String(event.data.type), at(event.data, emitted), out);
     }
     const doneData = done?.data ?? { type: 'response.output_item.done' };
     const data = { ...doneData, output_index: emitted, item: decision.item };
     send(done, 'response.output_item.done', data, out);
+  }
+
+  /**
+   * The replayed `output_item.added` of a held item: as the provider sent it, unless the judge
+   * rewrote the item (an MCP tool list without hidden tools), whose rewritten form it then
+   * carries (in the added event's status): the item as first sent must not show what the final
+   * one withholds.
+   */
+  function addedOf(entry: HeldItem, judged: JsonObject, final: JsonObject, emitted: number) {
+    const data = at(entry.added.data, emitted);
+    if (final === judged) return data;
+    const added = entry.added.data.item as JsonObject;
+    const item = added.status === undefined ? final : { ...final, status: added.status };
+    return { ...data, item };
   }
 
   /** A released call, whole: its header, its arguments in one delta, their done, the item. */
