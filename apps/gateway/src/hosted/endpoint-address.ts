@@ -1,0 +1,81 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
+
+/**
+ * The gateway calls hosted tools' endpoints from inside the operator's network, so an endpoint
+ * must not be a way to reach what only the gateway's host may: the cloud metadata service
+ * (169.254.169.254, fd00:ec2::254) and other link-local addresses. Checked where the address is
+ * known: a literal IP in the URL before connecting, a name at every DNS lookup of a connection
+ * (so a name that later resolves to 169.254.x.x is refused too). Loopback and private ranges are
+ * allowed: operators' endpoints are internal services (docs/security.md).
+ */
+
+/** Why `address` may not be called, or undefined when it may. */
+export function forbiddenAddress(address: string): string | undefined {
+  const family = isIP(address);
+  if (family === 4) return linkLocalV4(address);
+  if (family === 6) {
+    const lower = address.toLowerCase();
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+    if (mapped) return linkLocalV4(mapped[1] as string);
+    if (/^fe[89ab][0-9a-f]:/.test(lower)) return 'a link-local address (fe80::/10)';
+    if (lower === 'fd00:ec2::254') return 'the cloud metadata address';
+  }
+  return undefined;
+}
+
+function linkLocalV4(address: string): string | undefined {
+  return address.startsWith('169.254.')
+    ? 'a link-local address (169.254.0.0/16, the cloud metadata service)'
+    : undefined;
+}
+
+/** A URL host as `isIP` reads it (`[::1]` → `::1`). */
+export function hostAddress(hostname: string): string {
+  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+}
+
+/** The error a refused lookup fails the connection with (outcome `refused`). */
+export class ForbiddenAddressError extends Error {
+  readonly code = 'TOOLGATE_FORBIDDEN_ADDRESS';
+  constructor(host: string, why: string) {
+    super(`${host} resolves to ${why}, which hosted tools may not call`);
+  }
+}
+
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/** `dns.lookup` for `net.connect`, refusing link-local answers. */
+export function guardedLookup(
+  hostname: string,
+  options: LookupOptions,
+  callback: LookupCallback,
+): void {
+  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) {
+      callback(error, []);
+      return;
+    }
+    const list = addresses as LookupAddress[];
+    for (const entry of list) {
+      const why = forbiddenAddress(entry.address);
+      if (why !== undefined) {
+        callback(new ForbiddenAddressError(hostname, why) as NodeJS.ErrnoException, []);
+        return;
+      }
+    }
+    if (options.all) callback(null, list);
+    else {
+      const first = list[0];
+      if (first === undefined) {
+        callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+        return;
+      }
+      callback(null, first.address, first.family);
+    }
+  });
+}
