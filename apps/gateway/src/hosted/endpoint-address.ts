@@ -1,5 +1,5 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
-import { isIP } from 'node:net';
+import { forbiddenEndpointAddress } from '@toolgate/core';
 
 /**
  * The gateway calls hosted tools' endpoints from inside the operator's network, so an endpoint
@@ -7,33 +7,9 @@ import { isIP } from 'node:net';
  * (169.254.169.254, fd00:ec2::254) and other link-local addresses. Checked where the address is
  * known: a literal IP in the URL before connecting, a name at every DNS lookup of a connection
  * (so a name that later resolves to 169.254.x.x is refused too). Loopback and private ranges are
- * allowed: operators' endpoints are internal services (docs/security.md).
+ * allowed: operators' endpoints are internal services (docs/security.md). The addresses are
+ * core's `forbiddenEndpointAddress`, the API's check at apply time.
  */
-
-/** Why `address` may not be called, or undefined when it may. */
-export function forbiddenAddress(address: string): string | undefined {
-  const family = isIP(address);
-  if (family === 4) return linkLocalV4(address);
-  if (family === 6) {
-    const lower = address.toLowerCase();
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-    if (mapped) return linkLocalV4(mapped[1] as string);
-    if (/^fe[89ab][0-9a-f]:/.test(lower)) return 'a link-local address (fe80::/10)';
-    if (lower === 'fd00:ec2::254') return 'the cloud metadata address';
-  }
-  return undefined;
-}
-
-function linkLocalV4(address: string): string | undefined {
-  return address.startsWith('169.254.')
-    ? 'a link-local address (169.254.0.0/16, the cloud metadata service)'
-    : undefined;
-}
-
-/** A URL host as `isIP` reads it (`[::1]` → `::1`). */
-export function hostAddress(hostname: string): string {
-  return hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
-}
 
 /** The error a refused lookup fails the connection with (outcome `refused`). */
 export class ForbiddenAddressError extends Error {
@@ -62,7 +38,7 @@ export function guardedLookup(
     }
     const list = addresses as LookupAddress[];
     for (const entry of list) {
-      const why = forbiddenAddress(entry.address);
+      const why = forbiddenEndpointAddress(entry.address);
       if (why !== undefined) {
         callback(new ForbiddenAddressError(hostname, why) as NodeJS.ErrnoException, []);
         return;

@@ -3,6 +3,7 @@ import { TextDecoder } from 'node:util';
 import {
   type BundleHostedTool,
   boundedText,
+  forbiddenEndpointAddress,
   formatDuration,
   isJsonObject,
   type JsonValue,
@@ -10,7 +11,7 @@ import {
   scrubSecrets,
 } from '@toolgate/core';
 import { type Dispatcher, Pool } from 'undici';
-import { forbiddenAddress, guardedLookup, hostAddress } from './endpoint-address.ts';
+import { guardedLookup } from './endpoint-address.ts';
 import type { HostedCall, HostedResult, HostedToolExecutor } from './hosted-executor.ts';
 import { REDACTED, redactPaths } from './redact-paths.ts';
 
@@ -91,7 +92,7 @@ export function createHttpToolExecutor(
   const maxArgumentBytes = options.maxArgumentBytes ?? HTTP_TOOL_DEFAULTS.maxArgumentBytes;
   const maxContentChars = options.maxContentChars ?? HTTP_TOOL_DEFAULTS.maxContentChars;
   const now = options.now ?? (() => performance.now());
-  const literalForbidden = forbiddenAddress(hostAddress(url.hostname));
+  const literalForbidden = forbiddenEndpointAddress(url.hostname);
   const ownPool =
     options.dispatcher === undefined
       ? new Pool(url.origin, {
