@@ -64,7 +64,7 @@ function HostedToolDetail({ tool }: { tool: HostedTool }) {
         <dl className="facts">
           <dt>URL</dt>
           <dd>
-            <code>POST {endpoint.url}</code>
+            <code className="hosted-tool-url">POST {endpoint.url}</code>
           </dd>
           <dt>Headers</dt>
           <dd>
