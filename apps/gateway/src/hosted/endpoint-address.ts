@@ -25,33 +25,41 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
-/** `dns.lookup` for `net.connect`, refusing link-local answers. */
-export function guardedLookup(
+/** How names are resolved: `dns.lookup` with `all: true`. */
+export type Resolve = (
   hostname: string,
-  options: LookupOptions,
-  callback: LookupCallback,
-): void {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) {
-      callback(error, []);
-      return;
-    }
-    const list = addresses as LookupAddress[];
-    for (const entry of list) {
-      const why = forbiddenEndpointAddress(entry.address);
-      if (why !== undefined) {
-        callback(new ForbiddenAddressError(hostname, why) as NodeJS.ErrnoException, []);
+  options: LookupOptions & { all: true },
+  callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
+
+/** A `lookup` for `net.connect` that refuses link-local and metadata answers of `resolve`. */
+export function createGuardedLookup(resolve: Resolve = dnsLookup as unknown as Resolve) {
+  return (hostname: string, options: LookupOptions, callback: LookupCallback): void => {
+    resolve(hostname, { ...options, all: true }, (error, list) => {
+      if (error) {
+        callback(error, []);
         return;
       }
-    }
-    if (options.all) callback(null, list);
-    else {
+      for (const entry of list) {
+        const why = forbiddenEndpointAddress(entry.address);
+        if (why !== undefined) {
+          callback(new ForbiddenAddressError(hostname, why) as NodeJS.ErrnoException, []);
+          return;
+        }
+      }
+      if (options.all) {
+        callback(null, list);
+        return;
+      }
       const first = list[0];
       if (first === undefined) {
         callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
         return;
       }
       callback(null, first.address, first.family);
-    }
-  });
+    });
+  };
 }
+
+/** `dns.lookup` for `net.connect`, refusing link-local answers. */
+export const guardedLookup = createGuardedLookup();
