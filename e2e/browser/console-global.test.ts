@@ -80,6 +80,21 @@ beforeAll(async () => {
       spec: { url: 'https://mcp.example.com/mcp', drift: 'block' },
     },
   });
+  await api.operator.call('hostedTools.create', {
+    body: {
+      apiVersion: 'toolgate.dev/v1',
+      kind: 'HostedTool',
+      metadata: { name: 'approved-web-search' },
+      spec: {
+        tool: { name: 'approved_web_search', description: 'Search the web.' },
+        endpoint: {
+          url: 'https://search.internal.example/v1/search/with/a/rather/long/path?team=platform',
+          headers: [{ name: 'Authorization', secretRef: { env: 'SEARCH_API_TOKEN' } }],
+        },
+        redact: ['debug.token', 'results[*].tracking'],
+      },
+    } as never,
+  });
   for (const viewport of VIEWPORTS) {
     contexts.set(
       viewport.name,
@@ -147,6 +162,8 @@ const ROUTES: Array<{ slug: string; path: () => string; heading?: RegExp }> = [
   { slug: 'gateway', path: () => '/gateways/edge-global', heading: /^Gateway: edge-global$/ },
   { slug: 'mcp-servers', path: () => '/mcp-servers' },
   { slug: 'mcp-server', path: () => '/mcp-servers/github' },
+  { slug: 'hosted-tools', path: () => '/hosted-tools' },
+  { slug: 'hosted-tool', path: () => '/hosted-tools/approved-web-search' },
   { slug: 'identities', path: () => '/identities' },
   { slug: 'audit', path: () => '/audit' },
   { slug: 'not-found', path: () => '/nowhere/at/all', heading: /^Not found$/ },

@@ -8,6 +8,7 @@ import { DatabaseModule } from './database/database.module.ts';
 import { API_ENV, DATABASE_URL, LOGGER } from './database/database.tokens.ts';
 import type { ApiEnv } from './env.ts';
 import { GatewaysModule } from './gateways/gateways.module.ts';
+import { HostedToolsModule } from './hosted-tools/hosted-tools.module.ts';
 import { IdentitiesModule } from './identities/identities.module.ts';
 import { McpServersModule } from './mcp-servers/mcp-servers.module.ts';
 import { MediationPoliciesModule } from './mediation-policies/mediation-policies.module.ts';
@@ -58,6 +59,7 @@ export function appModule(config: AppConfig): DynamicModule {
       OverviewModule,
       ToolCallApprovalsModule,
       McpServersModule,
+      HostedToolsModule,
       SystemModule,
     ],
   };

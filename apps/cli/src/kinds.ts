@@ -12,6 +12,7 @@ export const ROUTE_GROUPS = {
   Gateway: 'gateways',
   ToolCallApproval: 'toolCallApprovals',
   McpServer: 'mcpServers',
+  HostedTool: 'hostedTools',
 } as const satisfies Record<ResourceKind, string>;
 
 const SHORT_NAMES: Record<ResourceKind, string[]> = {
@@ -22,6 +23,7 @@ const SHORT_NAMES: Record<ResourceKind, string[]> = {
   Gateway: ['gw', 'gws'],
   ToolCallApproval: ['approval', 'approvals', 'tca'],
   McpServer: ['mcp', 'mcpserver', 'mcps'],
+  HostedTool: ['hosted', 'hostedtool', 'ht'],
 };
 
 /**

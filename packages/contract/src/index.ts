@@ -4,6 +4,7 @@ export * from './openapi.ts';
 export * from './route.ts';
 export * from './routes/audit.ts';
 export * from './routes/gateway-sync.ts';
+export * from './routes/hosted-tools.ts';
 export * from './routes/identities.ts';
 export * from './routes/index.ts';
 export * from './routes/mcp-servers.ts';

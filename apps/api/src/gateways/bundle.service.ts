@@ -1,10 +1,12 @@
 import { Inject, Injectable, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { GatewayBundle } from '@toolgate/contract';
 import {
+  type BundleHostedTool,
   type BundleMcpServer,
   type CapabilityContractSpec,
   canonicalize,
   deepFreeze,
+  type HostedToolSpec,
   hashCanonical,
   type IdentitySpec,
   type McpServerSpec,
@@ -26,6 +28,7 @@ const BUNDLE_KINDS = new Set([
   'ProviderProfile',
   'Gateway',
   'McpServer',
+  'HostedTool',
 ]);
 
 export interface VersionedBundle {
@@ -42,6 +45,8 @@ interface Snapshot {
   profiles: ResourceRecord[];
   /** What every gateway's bundle says of MCP servers: the same for all of them. */
   mcpServers: BundleMcpServer[];
+  /** Every HostedTool by name; empty: the bundle has no `hostedTools` (its ETag as before). */
+  hostedTools: BundleHostedTool[];
   /** Live token hashes by identity name. */
   tokens: Map<string, Array<{ sha256: string; expiresAt: string | null }>>;
   /** Built on first use and shared: what a fleet's bundles have in common is made once. */
@@ -55,7 +60,10 @@ interface Snapshot {
  * not by serializing contracts, profiles and identities again per gateway.
  */
 interface SnapshotMemo {
-  shared?: Pick<GatewayBundle, 'identities' | 'contracts' | 'profiles' | 'mcpServers'>;
+  shared?: Pick<
+    GatewayBundle,
+    'identities' | 'contracts' | 'profiles' | 'mcpServers' | 'hostedTools'
+  >;
   selections: Map<string, GatewayBundle['policies']>;
   bundles: Map<string, VersionedBundle>;
 }
@@ -115,7 +123,7 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
     if (this.cached?.version === this.version) return this.cached.snapshot;
     const version = this.version;
     const snapshot = (async () => {
-      const [gateways, policies, identities, contracts, profiles, servers, tokens] =
+      const [gateways, policies, identities, contracts, profiles, servers, tokens, hosted] =
         await Promise.all([
           this.resources.all('Gateway'),
           this.resources.all('MediationPolicy'),
@@ -124,6 +132,7 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
           this.resources.all('ProviderProfile'),
           this.resources.all('McpServer'),
           this.tokenRepository.liveByIdentity(new Date()),
+          this.resources.all('HostedTool'),
         ]);
       return {
         gateways: new Map(gateways.map((g) => [g.object.metadata.name, g])),
@@ -132,6 +141,7 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
         contracts,
         profiles,
         mcpServers: servers.map(bundleMcpServer),
+        hostedTools: bundleHostedTools(hosted),
         tokens,
         memo: { selections: new Map(), bundles: new Map() },
       };
@@ -221,7 +231,7 @@ function selectedPolicies(
 /** Agent identities (no secrets: token hashes), contracts, profiles and MCP servers. */
 function sharedParts(snapshot: Snapshot): NonNullable<SnapshotMemo['shared']> {
   if (snapshot.memo.shared) return snapshot.memo.shared;
-  const { identities, contracts, profiles, mcpServers, tokens } = snapshot;
+  const { identities, contracts, profiles, mcpServers, hostedTools, tokens } = snapshot;
   const shared = deepFreeze({
     identities: identities
       .map((i) => ({ name: i.object.metadata.name, spec: i.object.spec as IdentitySpec }))
@@ -238,6 +248,7 @@ function sharedParts(snapshot: Snapshot): NonNullable<SnapshotMemo['shared']> {
     contracts: contracts.map((c) => c.object.spec as CapabilityContractSpec),
     profiles: profiles.map((p) => p.object.spec as ProviderProfileSpec),
     mcpServers,
+    ...(hostedTools.length > 0 ? { hostedTools } : {}),
   });
   snapshot.memo.shared = shared;
   return shared;
@@ -258,4 +269,14 @@ function bundleMcpServer(record: ResourceRecord): BundleMcpServer {
     drift: spec.drift ?? 'warn',
     pins: Object.fromEntries((status.tools ?? []).map((tool) => [tool.name, tool.pinned])),
   };
+}
+
+/** HostedTools as gateways run them, by name: the spec as applied (secrets by reference only). */
+function bundleHostedTools(records: ResourceRecord[]): BundleHostedTool[] {
+  return records
+    .map((record) => ({
+      name: record.object.metadata.name,
+      spec: record.object.spec as HostedToolSpec,
+    }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -63,6 +63,12 @@ const EXPECTED_ACCESS: Record<RouteName, string> = {
   'mcpServers.observe': 'gateway',
   'mcpServers.accept': 'operator',
   'mcpServers.definition': 'operator auditor',
+  // Operators only: a HostedTool makes every gateway call its endpoint.
+  'hostedTools.list': 'operator auditor',
+  'hostedTools.create': 'operator',
+  'hostedTools.get': 'operator auditor',
+  'hostedTools.replace': 'operator',
+  'hostedTools.delete': 'operator',
   'policies.revisions': 'operator auditor',
   'policies.revision': 'operator auditor',
   'policies.diff': 'operator auditor',
@@ -110,6 +116,7 @@ type Caller = (typeof CALLERS)[number];
 const P = '/apis/toolgate.dev/v1';
 const POLICY = 'matrix-policy';
 const MCP_SERVER = 'matrix-mcp';
+const HOSTED_TOOL = 'matrix-hosted';
 const VICTIM = 'matrix-victim';
 const OWN_GATEWAY = 'gw-a';
 const OTHER_GATEWAY = 'gw-b';
@@ -176,6 +183,15 @@ beforeAll(async () => {
     metadata: { name: MCP_SERVER },
     spec: { url: 'http://127.0.0.1:9/mcp' },
   });
+  await operator(`${P}/hostedtools`, 'POST', {
+    apiVersion: 'toolgate.dev/v1',
+    kind: 'HostedTool',
+    metadata: { name: HOSTED_TOOL },
+    spec: {
+      tool: { name: 'matrix_hosted', description: 'A matrix tool.' },
+      endpoint: { url: 'http://127.0.0.1:9/tool' },
+    },
+  });
   seededContract = first(await operator(`${P}/capabilitycontracts`)).metadata.name;
   seededProfile = first(await operator(`${P}/providerprofiles`)).metadata.name;
   objects.mediationPolicies = await operator(`${P}/mediationpolicies/${POLICY}`);
@@ -184,6 +200,7 @@ beforeAll(async () => {
   objects.providerProfiles = await operator(`${P}/providerprofiles/${seededProfile}`);
   objects.gateways = await operator(`${P}/gateways/${OWN_GATEWAY}`);
   objects.mcpServers = await operator(`${P}/mcpservers/${MCP_SERVER}`);
+  objects.hostedTools = await operator(`${P}/hostedtools/${HOSTED_TOOL}`);
 });
 afterAll(async () => {
   await db?.end();
@@ -231,6 +248,7 @@ function paramsFor(name: RouteName): Record<string, unknown> {
     receipts: OWN_GATEWAY,
     toolCallApprovals: `act_${'0'.repeat(32)}`,
     mcpServers: MCP_SERVER,
+    hostedTools: HOSTED_TOOL,
   };
   return {
     name: names[group],

@@ -28,6 +28,7 @@ export const ROUTE_GROUP: Record<ResourceKind, string> = {
   Gateway: 'gateways',
   ToolCallApproval: 'toolCallApprovals',
   McpServer: 'mcpServers',
+  HostedTool: 'hostedTools',
 };
 
 export type StandardOperation = 'list' | 'create' | 'get' | 'replace' | 'delete' | 'replaceStatus';

@@ -135,6 +135,20 @@ const COLUMNS: Record<
       ];
     },
   },
+  HostedTool: {
+    headers: ['NAME', 'TOOL', 'ENDPOINT', 'TIMEOUT', 'RETRIES', 'AGE'],
+    row: (o) => {
+      const spec = o.spec as { tool: { name: string }; endpoint: HostedEndpoint };
+      return [
+        o.metadata.name,
+        spec.tool.name,
+        endpointHost(spec.endpoint.url),
+        spec.endpoint.timeout ?? '10s',
+        String(spec.endpoint.retries ?? 0),
+        age(o.metadata.creationTimestamp),
+      ];
+    },
+  },
   Gateway: {
     headers: ['NAME', 'IDENTITY', 'SYNCED', 'BUNDLE', 'SPOOL', 'LAST SYNC', 'LABELS'],
     row: (o) => {
@@ -162,6 +176,21 @@ const COLUMNS: Record<
     },
   },
 };
+
+interface HostedEndpoint {
+  url: string;
+  timeout?: string;
+  retries?: number;
+}
+
+/** `https://search.internal.example:8443/v1/search` → `search.internal.example:8443` (no path: it may carry ids). */
+function endpointHost(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
 
 function table(kind: ResourceKind, items: StoredResource[]): string {
   if (kind === 'ToolCallApproval') return approvalTable(items);

@@ -76,6 +76,16 @@ const McpServerPage = lazy(() =>
     default: m.McpServerPage,
   })),
 );
+const HostedToolsPage = lazy(() =>
+  import('../features/hosted-tools/components/hosted-tools-page.tsx').then((m) => ({
+    default: m.HostedToolsPage,
+  })),
+);
+const HostedToolPage = lazy(() =>
+  import('../features/hosted-tools/components/hosted-tool-page.tsx').then((m) => ({
+    default: m.HostedToolPage,
+  })),
+);
 const AuditPage = lazy(() =>
   import('../features/audit/components/audit-page.tsx').then((m) => ({ default: m.AuditPage })),
 );
@@ -109,6 +119,8 @@ export const routes: RouteObject[] = [
       { path: 'gateways/:name', element: <GatewayPage /> },
       { path: 'mcp-servers', element: <McpServersPage /> },
       { path: 'mcp-servers/:name', element: <McpServerPage /> },
+      { path: 'hosted-tools', element: <HostedToolsPage /> },
+      { path: 'hosted-tools/:name', element: <HostedToolPage /> },
       { path: 'identities', element: <IdentitiesPage /> },
       { path: 'audit', element: <AuditPage /> },
       { path: '*', element: <NotFound /> },

@@ -12,6 +12,7 @@ export const NAV = [
   { to: '/fidelity', label: 'Fidelity' },
   { to: '/gateways', label: 'Gateways' },
   { to: '/mcp-servers', label: 'MCP servers' },
+  { to: '/hosted-tools', label: 'Hosted tools' },
   { to: '/identities', label: 'Identities' },
   { to: '/audit', label: 'Audit log' },
 ];

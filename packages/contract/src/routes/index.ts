@@ -1,6 +1,7 @@
 import type { RouteDef } from '../route.ts';
 import { auditRouteTable } from './audit.ts';
 import { gatewaySyncRouteTable } from './gateway-sync.ts';
+import { hostedToolRouteTable } from './hosted-tools.ts';
 import { identityRouteTable } from './identities.ts';
 import { mcpServerRouteTable } from './mcp-servers.ts';
 import { overviewRouteTable } from './overview.ts';
@@ -22,6 +23,7 @@ export const ROUTES = {
   ...prefixed('gatewaySync', gatewaySyncRouteTable),
   ...prefixed('toolCallApprovals', toolCallApprovalRouteTable),
   ...prefixed('mcpServers', mcpServerRouteTable),
+  ...prefixed('hostedTools', hostedToolRouteTable),
   ...prefixed('policies', policyRouteTable),
   ...prefixed('tokens', identityRouteTable),
   ...prefixed('sync', syncRouteTable),

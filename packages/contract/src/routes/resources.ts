@@ -6,6 +6,9 @@ import {
   Gateway,
   GatewayInput,
   GatewayStatus,
+  HostedTool,
+  HostedToolInput,
+  HostedToolStatus,
   Identity,
   IdentityInput,
   IdentityStatus,
@@ -89,6 +92,17 @@ export const RESOURCE_KINDS = {
     stored: McpServer,
     input: McpServerInput,
     status: McpServerStatus,
+    readers: ['operator', 'auditor'],
+  },
+  /**
+   * A tool the gateway executes by calling an operator's endpoint: written by operators only
+   * (it makes every gateway call that URL); its status is the API's (routes/hosted-tools.ts).
+   */
+  HostedTool: {
+    plural: 'hostedtools',
+    stored: HostedTool,
+    input: HostedToolInput,
+    status: HostedToolStatus,
     readers: ['operator', 'auditor'],
   },
 } as const satisfies Record<

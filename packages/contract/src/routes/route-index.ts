@@ -238,6 +238,31 @@ export const ROUTE_INDEX: Readonly<Record<RouteName, RouteShape>> = {
     path: '/apis/toolgate.dev/v1/mcpservers/{name}/definitions/{hash}',
     access: { roles: ['operator', 'auditor'] },
   },
+  'hostedTools.list': {
+    method: 'GET',
+    path: '/apis/toolgate.dev/v1/hostedtools',
+    access: { roles: ['operator', 'auditor'] },
+  },
+  'hostedTools.create': {
+    method: 'POST',
+    path: '/apis/toolgate.dev/v1/hostedtools',
+    access: { roles: ['operator'] },
+  },
+  'hostedTools.get': {
+    method: 'GET',
+    path: '/apis/toolgate.dev/v1/hostedtools/{name}',
+    access: { roles: ['operator', 'auditor'] },
+  },
+  'hostedTools.replace': {
+    method: 'PUT',
+    path: '/apis/toolgate.dev/v1/hostedtools/{name}',
+    access: { roles: ['operator'] },
+  },
+  'hostedTools.delete': {
+    method: 'DELETE',
+    path: '/apis/toolgate.dev/v1/hostedtools/{name}',
+    access: { roles: ['operator'] },
+  },
   'policies.revisions': {
     method: 'GET',
     path: '/apis/toolgate.dev/v1/mediationpolicies/{name}/revisions',

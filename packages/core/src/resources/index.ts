@@ -1,4 +1,5 @@
 export * from './capability-contract.ts';
+export * from './endpoint-address.ts';
 export * from './envelope.ts';
 export * from './gateway.ts';
 export * from './hosted-tool.ts';

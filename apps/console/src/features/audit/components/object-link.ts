@@ -26,6 +26,10 @@ export function objectLink(entry: AuditEntry): { to: string; label: string } | u
       return entry.verb === 'delete'
         ? undefined
         : { to: `/mcp-servers/${name}`, label: 'MCP server' };
+    case 'HostedTool':
+      return entry.verb === 'delete'
+        ? undefined
+        : { to: `/hosted-tools/${name}`, label: 'hosted tool' };
     case 'ToolCallApproval':
       return { to: `/approvals/${name}`, label: 'approval' };
     case 'Identity':

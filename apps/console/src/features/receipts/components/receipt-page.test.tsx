@@ -133,4 +133,49 @@ describe('receipt page headline and tools', () => {
     const json = screen.getByLabelText('Receipt rcpt-blocked as JSON') as HTMLTextAreaElement;
     expect(JSON.parse(json.value)).toMatchObject({ id: 'rcpt-blocked', outcome: { status: 200 } });
   });
+
+  it('shows the hosted rounds of a request after the response, and none without them', async () => {
+    renderReceipt({
+      ...BLOCKED,
+      hosted: {
+        rounds: [
+          {
+            round: 1,
+            started_ms: 300,
+            duration_ms: 12,
+            upstream_ms: 640,
+            calls: [
+              {
+                id: 'call_h1',
+                name: 'approved_web_search',
+                tool: 'approved-web-search',
+                executed_by: 'wardwright',
+                fidelity: 'emulated',
+                arguments_hash: HASH('1'),
+                result_hash: HASH('2'),
+                is_error: false,
+                outcome: 'ok',
+                status: 200,
+                duration_ms: 11,
+                redacted_paths: ['debug.token'],
+              },
+            ],
+          },
+        ],
+        budget: { max_calls: 4, max_rounds: 2, max_added_latency_ms: 10_000 },
+        exhausted: 'max_rounds',
+      },
+    });
+    const heading = await screen.findByRole('heading', { name: 'Hosted rounds (1)' });
+    const section = heading.closest('section') as HTMLElement;
+    expect(section.textContent).toContain('approved_web_search');
+    expect(section.textContent).toContain('debug.token');
+    expect(section.textContent).toContain('exhausted: max_rounds');
+  });
+
+  it('has no hosted rounds section for a request without a tool loop', async () => {
+    renderReceipt(BLOCKED);
+    await screen.findByTestId('outcome-headline');
+    expect(screen.queryByRole('heading', { name: /Hosted rounds/ })).toBeNull();
+  });
 });

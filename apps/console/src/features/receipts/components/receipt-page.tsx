@@ -7,6 +7,7 @@ import { Empty, Loading, QueryView } from '../../../shared/ui/states.tsx';
 import { useReceipt } from '../api/get-receipt.ts';
 import { useChainVerification } from '../api/verify-chain.ts';
 import { CALL_TONE, CallDecisionCell } from './call-decision.tsx';
+import { HostedRoundsSection } from './hosted-rounds.tsx';
 import { IdentityBinding } from './identity-binding.tsx';
 import { McpEvidenceSection } from './mcp-evidence.tsx';
 import { receiptHeadline } from './outcome-headline.ts';
@@ -41,6 +42,7 @@ export function ReceiptPage() {
           <MediationSection receipt={r} />
           <ToolsSection receipt={r} />
           <ResponseSection receipt={r} />
+          <HostedRoundsSection receipt={r} />
           <ToolResultsSection receipt={r} />
           <ChainSection receipt={r} seq={seq} />
           <RawJsonSection value={r} name={`Receipt ${r.id}`} />
