@@ -13,6 +13,7 @@ import {
 } from '@toolgate/core';
 import { type UpstreamAnswer, UpstreamBody } from '../proxy/upstream-answer.ts';
 import type { HostedExecutorRegistry } from './executor-registry.ts';
+import { finalAnswer } from './final-answer.ts';
 import type { HostedResult, HostedToolExecutor } from './hosted-executor.ts';
 import { type RoundAnswer, type RoundCall, readAnswer } from './round-answer.ts';
 import { nextRequest, type RoundResult } from './round-conversation.ts';
@@ -66,6 +67,8 @@ export class ToolLoop implements LoopProviderCall {
   private exhausted: Exhausted | undefined;
   private deadline: NodeJS.Timeout | undefined;
   private readonly toolInfo: HostedToolExecutor;
+  /** What the model wrote in hosted rounds (shown to the agent with `showHostedText`). */
+  private hostedText = '';
 
   constructor(private readonly input: ToolLoopInput) {
     this.toolInfo = createToolInfoExecutor(input.plan.compacted);
@@ -113,7 +116,7 @@ export class ToolLoop implements LoopProviderCall {
       const last = this.rounds.at(-1);
       if (last && read?.usage) last.usage = read.usage;
       const hosted = read?.calls.filter((c) => input.plan.offers.has(c.name)) ?? [];
-      if (read === undefined || hosted.length === 0) return replay(answer, text);
+      if (read === undefined || hosted.length === 0) return this.final(answer, text);
       const exhausted =
         this.rounds.length >= budget.maxRounds
           ? 'max_rounds'
@@ -124,16 +127,18 @@ export class ToolLoop implements LoopProviderCall {
               : undefined;
       if (exhausted) {
         this.exhausted = exhausted;
-        return replay(answer, text);
+        return this.final(answer, text);
       }
       this.startClock();
       calls += hosted.length;
+      if (read.text.trim() !== '')
+        this.hostedText += `${this.hostedText ? '\n\n' : ''}${read.text}`;
       const results = await this.runRound(hosted);
       if (this.abortedByAgent) throw abortError();
       if (this.stop.signal.aborted) {
         // The latency budget ended while the calls ran: the agent gets the answer that made them.
         this.exhausted = 'max_added_latency';
-        return replay(answer, text);
+        return this.final(answer, text);
       }
       body = nextRequest(input.surface, body, read as RoundAnswer, results);
       const sent = performance.now();
@@ -145,9 +150,17 @@ export class ToolLoop implements LoopProviderCall {
       } catch (error) {
         if (!(error instanceof LatencyExhausted) || this.abortedByAgent) throw error;
         this.exhausted = 'max_added_latency';
-        return replay(answer, text);
+        return this.final(answer, text);
       }
     }
+  }
+
+  /** The answer the agent gets: the last one, its echo scrubbed, hosted text shown per policy. */
+  private final(answer: UpstreamAnswer, text: string): UpstreamAnswer {
+    const { surface, plan, stream } = this.input;
+    const shown = plan.budget.showHostedText ? this.hostedText : '';
+    const offered = new Set(plan.offers.keys());
+    return replay(answer, finalAnswer(surface, text, stream, offered, shown));
   }
 
   /** Whether an answer is one to read (not a provider error, a stream when one was asked for). */
