@@ -76,8 +76,8 @@ describe('a HostedTool behind a host rule', () => {
     const completion = await openai.chat.completions.create(ask());
     expect(completion.choices[0]?.message.content).toBe('Here is what I found.');
     expect(completion.choices[0]?.message.tool_calls).toBeUndefined();
-    const [first] = providerRequests();
-    const offered = (first?.body.tools as Array<{ function: { name: string } }>).map(
+    const [first] = providerRequests() as [Logged];
+    const offered = (first.body.tools as Array<{ function: { name: string } }>).map(
       (t) => t.function.name,
     );
     expect(offered).toEqual(['open_file', 'approved_web_search']);
@@ -119,7 +119,8 @@ describe('a HostedTool behind a host rule', () => {
     });
     expect(message.content).toEqual([{ type: 'text', text: 'Here is what I found.' }]);
     const messages = providerRequests()[1]?.body.messages as Array<{ content: unknown }>;
-    expect((messages.at(-1)?.content as unknown[])[0]).toMatchObject({
+    const last = messages.at(-1) as { content: unknown[] };
+    expect(last.content[0]).toMatchObject({
       type: 'tool_result',
       is_error: true,
     });
