@@ -46,7 +46,7 @@ export function bundleHosts(bundle: CompiledBundle): boolean {
 /**
  * The HostedTools the bundle's `host` rules offer this request: request-level selectors, then
  * `when` with `tool` as the hosted tool (an erroring condition does not offer it). A rule naming
- * a HostedTool the bundle lacks offers nothing (the API refuses such a rule at apply).
+ * a HostedTool the bundle lacks offers nothing.
  */
 export function offeredHostedTools(
   bundle: CompiledBundle,
