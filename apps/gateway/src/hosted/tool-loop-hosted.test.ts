@@ -207,3 +207,29 @@ describe('a HostedTool behind a host rule', () => {
     }
   });
 });
+
+describe('the agent going away mid-loop', () => {
+  it('stops the hosted call in flight and records the request (499), no hang', async () => {
+    endpoint.behaviour = 'slow';
+    await host(undefined, '60s');
+    const controller = new AbortController();
+    const attempt = openai.chat.completions.create(ask(), { signal: controller.signal });
+    const deadline = Date.now() + 5_000;
+    while (endpoint.calls.length === 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect(endpoint.calls).toHaveLength(1);
+    controller.abort();
+    await expect(attempt).rejects.toThrow();
+    let receipt: Receipt | undefined;
+    while (Date.now() < deadline) {
+      receipt = await lastReceipt();
+      if (receipt?.outcome.status === 499) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(receipt?.outcome.status).toBe(499);
+    expect(receipt?.hosted?.rounds[0]?.calls[0]?.outcome).toBe('timeout');
+    // The provider was not called again after the agent left.
+    expect(providerRequests()).toHaveLength(1);
+  });
+});

@@ -269,7 +269,7 @@ function callEvidence(
 ): HostedCallEvidence {
   const answered = result.outcome !== 'timeout' && result.outcome !== 'unavailable';
   return {
-    id: call.id,
+    id: storableId(call.id),
     name: call.name,
     tool: offer.tool,
     executed_by: 'wardwright',
@@ -282,6 +282,14 @@ function callEvidence(
     duration_ms: ms(result.durationMs),
     ...(result.redactedPaths?.length ? { redacted_paths: result.redactedPaths } : {}),
   };
+}
+
+/** Lone surrogates a receipt cannot hold, in a call id the provider chose. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** The provider's call id as a receipt holds it: bounded, well-formed. */
+function storableId(id: string): string {
+  return id.slice(0, 256).replace(LONE_SURROGATE, '\uFFFD');
 }
 
 /** An answer whose body was read: the same status and headers, the same bytes again. */
