@@ -13,8 +13,8 @@ import {
  * enforcement): Responses' echo of the request's `tools` loses the gateway's hosted tools (the
  * agent never declared them), and with `showHostedText` the text the model wrote in hosted
  * rounds comes first, as text of the answer's own kind: OpenAI Chat content, an Anthropic text
- * block, a Gemini text part, a Responses message item (JSON only; streamed Responses answers
- * do not show it, see docs/hosted-tools.md). Indices of later blocks and items move with it.
+ * block, a Gemini text part, a Responses message item. Indices of later blocks and items (and
+ * Responses' sequence numbers) move with it.
  */
 export function finalAnswer(
   surface: ProviderSurface,
@@ -90,6 +90,8 @@ function rewriteStream(
   const events = [...parser.push(text), ...parser.end()];
   const out: SseEvent[] = [];
   let injected = shown === '' || surface === 'openai-responses';
+  const responses = surface === 'openai-responses' && shown !== '';
+  let responsesInjected = false;
   for (const event of events) {
     const data = parseData(event);
     if (data === undefined) {
@@ -110,6 +112,20 @@ function rewriteStream(
       );
       injected = true;
     }
+    if (responses) {
+      if (typeof data.output_index === 'number') data.output_index += 1;
+      const done = data.type === 'response.completed' || data.type === 'response.incomplete';
+      if (done && isJsonObject(data.response as JsonValue)) {
+        const response = data.response as JsonObject;
+        response.output = [hostedMessage(shown), ...((response.output as JsonValue[]) ?? [])];
+      }
+      if (!responsesInjected && (data.type === 'response.output_item.added' || done)) {
+        out.push(...responsesText(shown));
+        responsesInjected = true;
+      }
+      out.push(jsonEvent(event, data));
+      continue;
+    }
     if (surface === 'anthropic-messages' && shown !== '') {
       if (typeof data.index === 'number' && String(data.type).startsWith('content_block')) {
         data.index += 1;
@@ -120,7 +136,43 @@ function rewriteStream(
     }
     out.push(jsonEvent(event, data));
   }
+  if (responses) renumber(out);
   return out.map(serializeSse).join('');
+}
+
+/** Responses' `sequence_number`s, consecutive again after events were inserted. */
+function renumber(events: SseEvent[]): void {
+  let next: number | undefined;
+  events.forEach((event, index) => {
+    const data = parseData(event);
+    if (data === undefined || typeof data.sequence_number !== 'number') return;
+    next ??= data.sequence_number - index;
+    data.sequence_number = next + index;
+    events[index] = jsonEvent(event, data);
+  });
+}
+
+/** The hosted text as a Responses message item at output index 0, event by event. */
+function responsesText(text: string): SseEvent[] {
+  const item = hostedMessage(text);
+  const at = { item_id: item.id as string, output_index: 0, content_index: 0 };
+  const part = { type: 'output_text', annotations: [], text };
+  const events: JsonObject[] = [
+    {
+      type: 'response.output_item.added',
+      output_index: 0,
+      item: { ...item, status: 'in_progress', content: [] },
+    },
+    { type: 'response.content_part.added', ...at, part: { ...part, text: '' } },
+    { type: 'response.output_text.delta', ...at, delta: text },
+    { type: 'response.output_text.done', ...at, text },
+    { type: 'response.content_part.done', ...at, part },
+    { type: 'response.output_item.done', output_index: 0, item },
+  ];
+  return events.map((e) => ({
+    event: String(e.type),
+    data: JSON.stringify({ ...e, sequence_number: 0 }),
+  }));
 }
 
 function parseData(event: SseEvent): JsonObject | undefined {

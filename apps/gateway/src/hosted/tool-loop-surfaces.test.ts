@@ -98,11 +98,37 @@ describe('OpenAI Responses (official openai SDK)', () => {
     const indices: number[] = [];
     stream.on('response.output_item.added', (event) => indices.push(event.output_index));
     const final = await stream.finalResponse();
+    expect(indices.length).toBeGreaterThan(0);
     expect(indices).toEqual(indices.map((_, i) => i));
     const calls = final.output.filter((i) => i.type === 'function_call');
     expect(calls.map((c) => c.name)).toEqual(['create_issue']);
     expectResponsesRound();
     await expectOneRound();
+  });
+
+  it('shows the hosted rounds’ text first when the policy says so, JSON and SSE', async () => {
+    await gw.applyPolicies([COMPACT_POLICY({ showHostedText: true })]);
+    const script = {
+      rounds: [
+        { ...DISCLOSURE_SCRIPT.rounds[0], text: 'Let me check the schema.' },
+        DISCLOSURE_SCRIPT.rounds[1],
+      ],
+    };
+    const json = await openai.responses.create(params(script));
+    expect(json.output.map((i) => i.type)).toEqual(['message', 'message', 'function_call']);
+    expect(json.output_text).toBe('Let me check the schema.Filing it now.');
+    const stream = openai.responses.stream(params(script));
+    const indices: number[] = [];
+    const sequence: number[] = [];
+    stream.on('response.output_item.added', (event) => indices.push(event.output_index));
+    stream.on('event', (event) => sequence.push(event.sequence_number));
+    const final = await stream.finalResponse();
+    expect(indices).toEqual([0, 1, 2]);
+    expect(sequence.length).toBeGreaterThan(10);
+    expect(sequence).toEqual(sequence.map((_, i) => i));
+    expect(final.output.map((i) => i.type)).toEqual(['message', 'message', 'function_call']);
+    const first = final.output[0] as { content: Array<{ text: string }> };
+    expect(first.content[0]?.text).toBe('Let me check the schema.');
   });
 
   it('stops at the round budget with a note', async () => {

@@ -273,6 +273,7 @@ describe('Anthropic Messages (official @anthropic-ai/sdk)', () => {
       if (event.type === 'content_block_start') starts.push(event.index);
     });
     const message = await stream.finalMessage();
+    expect(starts.length).toBeGreaterThan(0);
     expect(starts).toEqual(starts.map((_, i) => i));
     const use = message.content.find((b) => b.type === 'tool_use');
     expect(use).toMatchObject({ name: 'create_issue', input: ISSUE_ARGUMENTS });
