@@ -161,6 +161,8 @@ describe('a HostedTool behind a host rule', () => {
     };
     const completion = await openai.chat.completions.create(ask(script));
     expect(completion.choices[0]?.message.content).toBe('Let me search.\n\nFound it.');
+    const chatStream = await openai.chat.completions.stream(ask(script)).finalChatCompletion();
+    expect(chatStream.choices[0]?.message.content).toBe('Let me search.\n\nFound it.');
     const streamed = await anthropic.messages
       .stream({
         model: 'claude-sonnet-4-5',

@@ -207,6 +207,28 @@ describe('Gemini (official @google/genai SDK)', () => {
     await expectOneRound();
   });
 
+  it('shows the hosted rounds’ text first when the policy says so, JSON and SSE', async () => {
+    await gw.applyPolicies([COMPACT_POLICY({ showHostedText: true })]);
+    const script = {
+      rounds: [
+        { ...DISCLOSURE_SCRIPT.rounds[0], text: 'Let me check the schema.' },
+        DISCLOSURE_SCRIPT.rounds[1],
+      ],
+    };
+    const json = await geminiAgent(gw.url).models.generateContent(params(script));
+    expect(json.text).toBe('Let me check the schema.Filing it now.');
+    expect(json.functionCalls?.map((c) => c.name)).toEqual(['create_issue']);
+    const stream = await geminiAgent(gw.url).models.generateContentStream(params(script));
+    let text = '';
+    const calls: string[] = [];
+    for await (const chunk of stream) {
+      text += chunk.text ?? '';
+      for (const call of chunk.functionCalls ?? []) calls.push(call.name ?? '');
+    }
+    expect(text).toBe('Let me check the schema.Filing it now.');
+    expect(calls).toEqual(['create_issue']);
+  });
+
   it('stops at the call budget with a note', async () => {
     await gw.applyPolicies([COMPACT_POLICY({ maxCalls: 1 })]);
     const response = await geminiAgent(gw.url).models.generateContent(params(GREEDY_SCRIPT));
