@@ -5,6 +5,7 @@ import { runConsoleBench } from './console.ts';
 import { runCoreGeminiBench } from './core-gemini.ts';
 import { runCoreMediationBench } from './core-mediation.ts';
 import { runGatewayBench } from './gateway.ts';
+import { runHostedBench } from './hosted.ts';
 import { runMcpBench } from './mcp.ts';
 import type { BenchResult } from './measure.ts';
 
@@ -18,6 +19,7 @@ const benches: Array<{ name: string; run: () => BenchResult | Promise<BenchResul
   { name: 'gateway', run: runGatewayBench },
   { name: 'mcp', run: runMcpBench },
   { name: 'console', run: runConsoleBench },
+  { name: 'hosted', run: runHostedBench },
 ];
 
 const only = process.argv.slice(2);

@@ -75,6 +75,13 @@ export const MockScript = z
     hang: z.boolean().optional(),
     latencyMs: z.number().int().min(0).max(600_000).optional(),
     chunkDelayMs: z.number().int().min(0).max(60_000).optional(),
+    /**
+     * A multi-turn script: `rounds[n]` (any of the fields above) answers a conversation that
+     * already holds `n` tool results, merged over the rest of the script; the last round answers
+     * every later turn. Lets a test script a tool loop: call one tool, then another with the
+     * arguments the first one's answer made possible, then answer.
+     */
+    rounds: z.array(z.record(z.string(), z.unknown())).min(1).optional(),
   })
   .refine((s) => !(s.call && s.calls), { message: 'use either call or calls, not both' });
 export type MockScript = z.infer<typeof MockScript>;
@@ -97,8 +104,15 @@ export function scriptFromText(text: string): Record<string, unknown> {
   return CALL_FIRST.test(text) ? { call: 'first' } : {};
 }
 
-/** Combines the message script and the header script (the header wins) and validates both. */
-export function resolveScript(header: string | undefined, messageText: string): ScriptResult {
+/**
+ * Combines the message script and the header script (the header wins) and validates both.
+ * `toolResults`: how many tool results the conversation holds (picks a `rounds` entry).
+ */
+export function resolveScript(
+  header: string | undefined,
+  messageText: string,
+  toolResults = 0,
+): ScriptResult {
   let raw: Record<string, unknown>;
   try {
     const fromHeader: unknown = header ? JSON.parse(header) : {};
@@ -106,6 +120,14 @@ export function resolveScript(header: string | undefined, messageText: string): 
       return { ok: false, message: 'x-mock-script must be a JSON object' };
     }
     raw = { ...scriptFromText(messageText), ...fromHeader };
+    if (Array.isArray(raw.rounds) && raw.rounds.length > 0) {
+      const { rounds, ...rest } = raw;
+      const round = (rounds as unknown[])[Math.min(toolResults, (rounds as unknown[]).length - 1)];
+      if (round === null || typeof round !== 'object' || Array.isArray(round)) {
+        return { ok: false, message: 'invalid mock script: every round must be a JSON object' };
+      }
+      raw = { ...rest, ...(round as Record<string, unknown>) };
+    }
   } catch (error) {
     return { ok: false, message: `invalid mock script: ${(error as Error).message}` };
   }
@@ -116,6 +138,65 @@ export function resolveScript(header: string | undefined, messageText: string): 
 }
 
 /** A tool the request declared; `parameters` only for function tools (JSON schema of the input). */
+/**
+ * How many tool results a request's conversation holds, whatever its API: OpenAI `tool`
+ * messages, Anthropic `tool_result` blocks, Responses `function_call_output` items, Gemini
+ * `functionResponse` parts.
+ */
+export function countToolResults(body: unknown): number {
+  const b = (body ?? {}) as Record<string, unknown>;
+  const list = (v: unknown): Record<string, unknown>[] =>
+    Array.isArray(v) ? v.filter((x) => x !== null && typeof x === 'object') : [];
+  let count = 0;
+  for (const m of list(b.messages)) {
+    if (m.role === 'tool' || m.role === 'function') count++;
+    count += list(m.content).filter((c) => c.type === 'tool_result').length;
+  }
+  count += list(b.input).filter((i) => i.type === 'function_call_output').length;
+  for (const c of list(b.contents)) {
+    count += list(c.parts).filter((p) => p.functionResponse !== undefined).length;
+  }
+  return count;
+}
+
+/** The latest user-written text of a conversation, whatever its API (tool results skipped). */
+export function latestUserText(body: unknown): string {
+  const b = (body ?? {}) as Record<string, unknown>;
+  if (typeof b.input === 'string') return b.input;
+  const turns = [b.messages, b.input, b.contents].flatMap((v) => (Array.isArray(v) ? v : []));
+  for (const turn of turns.reverse()) {
+    const t = (turn ?? {}) as Record<string, unknown>;
+    if (t.role !== 'user') continue;
+    if (typeof t.content === 'string' && t.content !== '') return t.content;
+    const parts = [t.content, t.parts].flatMap((v) => (Array.isArray(v) ? v : []));
+    const text = parts
+      .map((p) => (p ?? {}) as Record<string, unknown>)
+      .filter(
+        (p) => typeof p.text === 'string' && (p.type === undefined || /text/.test(String(p.type))),
+      )
+      .map((p) => p.text as string)
+      .join('\n');
+    if (text !== '') return text;
+  }
+  return '';
+}
+
+/**
+ * Where a request's message script is read: its last user message, as always; when that holds
+ * none (the conversation ends in tool results), an earlier user message whose script has
+ * `rounds` (a multi-turn script keeps scripting the turns after it).
+ */
+export function scriptSource(lastUserMessage: string, body: unknown): string {
+  if (MESSAGE_SCRIPT.test(lastUserMessage.trim())) return lastUserMessage;
+  const earlier = latestUserText(body);
+  try {
+    const script = scriptFromText(earlier);
+    return Array.isArray(script.rounds) ? earlier : lastUserMessage;
+  } catch {
+    return lastUserMessage;
+  }
+}
+
 export interface DeclaredTool {
   name: string;
   function: boolean;

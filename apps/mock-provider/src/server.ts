@@ -14,7 +14,14 @@ import { tooDeepMessage } from './nesting.ts';
 import * as openai from './openai.ts';
 import { REDACTED, RequestLog } from './request-log.ts';
 import * as responses from './responses.ts';
-import { type DeclaredTool, planReply, type ReplyPlan, resolveScript } from './script.ts';
+import {
+  countToolResults,
+  type DeclaredTool,
+  planReply,
+  type ReplyPlan,
+  resolveScript,
+  scriptSource,
+} from './script.ts';
 import { encodeSse, type SseEvent } from './sse.ts';
 
 export interface MockProviderOptions {
@@ -249,7 +256,8 @@ export async function createMockProvider(options: MockProviderOptions = {}): Pro
     const header = request.headers['x-mock-script'];
     const resolved = resolveScript(
       typeof header === 'string' ? header : undefined,
-      prepared.userText,
+      scriptSource(prepared.userText, request.body),
+      countToolResults(request.body),
     );
     if (!resolved.ok) return fail(400, resolved.message);
     const { script } = resolved;

@@ -9,6 +9,8 @@ export * from './engine/call-gate.ts';
 export * from './engine/compile-bundle.ts';
 export * from './engine/detect-surface.ts';
 export * from './engine/duration.ts';
+export * from './engine/hosted-budget.ts';
+export * from './engine/hosted-tools.ts';
 export * from './engine/identity-binding.ts';
 export * from './engine/identity-match.ts';
 export * from './engine/mediate-request.ts';

@@ -63,7 +63,12 @@ export function validateBundle(raw: unknown, etag: string, gateway?: string): Va
   }
   let compiled: CompiledBundle;
   try {
-    compiled = compileBundle({ etag, policies: bundle.policies, profiles: bundle.profiles });
+    compiled = compileBundle({
+      etag,
+      policies: bundle.policies,
+      profiles: bundle.profiles,
+      ...(bundle.hostedTools ? { hostedTools: bundle.hostedTools } : {}),
+    });
   } catch (error) {
     if (error instanceof ValidationError) {
       const causes = error.causes.map((c) => `${c.field}: ${c.message}`);

@@ -25,6 +25,8 @@ import {
 import type { Logger } from 'pino';
 import type { BundleStore } from '../bundle/bundle-store.ts';
 import type { CallGates } from '../calls/call-gates.ts';
+import type { HostedExecutorRegistry } from '../hosted/executor-registry.ts';
+import { type LoopProviderCall, ToolLoop } from '../hosted/tool-loop.ts';
 import type { GatewayMetrics } from '../metrics.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { ReleasedCalls } from '../receipts/released-calls.ts';
@@ -49,7 +51,7 @@ import {
 } from './request-receipts.ts';
 import { relayStream, streamErrorEvent } from './stream-relay.ts';
 import type { Upstreams } from './upstream.ts';
-import type { ProviderCall, UpstreamAnswer } from './upstream-answer.ts';
+import type { UpstreamAnswer } from './upstream-answer.ts';
 
 export const RECEIPT_HEADER = 'x-toolgate-receipt-id';
 
@@ -68,6 +70,11 @@ export interface ProxyDependencies {
   calls?: CallGates;
   /** Spans of each request (docs/observability.md); absent (tracing off): none at all. */
   tracing?: GatewayTracing;
+  /**
+   * Executors of HostedTool resources for the tool loop (docs/hosted-tools.md); absent: a
+   * HostedTool's calls are answered `unavailable` (`tool_info` is built in).
+   */
+  hostedExecutors?: HostedExecutorRegistry;
 }
 
 class IdentityRejected extends Error {}
@@ -228,7 +235,24 @@ export class MediatingProxy {
       traceHeaders = trace.upstream(target.origin, target.path);
     }
     // The provider gets the request first; the receipt's bookkeeping runs while it works.
-    const call = this.deps.upstreams.send(surface, outgoing, request.headers, route, traceHeaders);
+    const send = (bytes: Buffer) =>
+      this.deps.upstreams.send(surface, bytes, request.headers, route, traceHeaders);
+    // Gateway-hosted tools offered: the tool loop stands in for the provider call.
+    const loop = mediation.hosted
+      ? new ToolLoop({
+          surface,
+          plan: mediation.hosted,
+          body: mediation.body,
+          bytes: outgoing,
+          stream: mediation.stream,
+          send,
+          ...(this.deps.hostedExecutors ? { executors: this.deps.hostedExecutors } : {}),
+          redact: active.compiled.redact,
+          startedAt: started,
+          ...(traceHeaders?.traceparent ? { traceparent: traceHeaders.traceparent } : {}),
+        })
+      : undefined;
+    const call: LoopProviderCall = loop ?? send(outgoing);
     reply.on('close', () => {
       if (!reply.writableFinished) call.abort();
     });
@@ -244,6 +268,7 @@ export class MediatingProxy {
       sentAt,
     };
     if (trace) record.trace = trace;
+    if (loop) record.hosted = loop;
     metrics.mediationSeconds.observe({ surface }, mediationMs / 1000);
     if (mediation.stream) await this.forwardStream(record, call, reply);
     else await this.forwardJson(record, call, reply);
@@ -252,7 +277,7 @@ export class MediatingProxy {
   /** Non-streaming: read the provider's answer, enforce it, spool the receipt, answer. */
   private async forwardJson(
     record: RequestRecord,
-    call: ProviderCall,
+    call: LoopProviderCall,
     reply: ServerResponse,
   ): Promise<void> {
     const { surface, trace } = record;
@@ -300,7 +325,7 @@ export class MediatingProxy {
    */
   private async forwardStream(
     record: RequestRecord,
-    call: ProviderCall,
+    call: LoopProviderCall,
     reply: ServerResponse,
   ): Promise<void> {
     const { surface, trace } = record;

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type {
+  HostedEvidence,
   MediationResult,
   ProviderSurface,
   ReceiptIdentity,
@@ -27,6 +28,8 @@ export interface RequestRecord {
   sentAt: number;
   /** The request's spans, when tracing is on. */
   trace?: RequestTrace;
+  /** The tool loop, when the request offered gateway-hosted tools: its rounds go in the receipt. */
+  hosted?: { evidence(): HostedEvidence | undefined };
 }
 
 export interface Finished {
@@ -131,6 +134,7 @@ export class RequestReceipts {
   }
 
   private receiptInput(record: RequestRecord, finished: Finished) {
+    const hosted = record.hosted?.evidence();
     return {
       id: record.id,
       gateway: this.deps.gateway,
@@ -147,6 +151,7 @@ export class RequestReceipts {
       outcome: { status: finished.status, ...(finished.error ? { error: finished.error } : {}) },
       ...(finished.evidence ? { response: finished.evidence } : {}),
       toolResults: this.deps.released.elapsed(record.mediation.toolResults, record.receivedAt),
+      ...(hosted ? { hosted } : {}),
     };
   }
 }

@@ -14,6 +14,7 @@ import pino, { type Logger } from 'pino';
 import { BundleStore } from '../bundle/bundle-store.ts';
 import type { CallGates } from '../calls/call-gates.ts';
 import { createGateway } from '../create-gateway.ts';
+import type { HostedExecutorRegistry } from '../hosted/executor-registry.ts';
 import { McpProxy, type McpProxyOptions } from '../mcp/mcp-proxy.ts';
 import { McpReceipts } from '../mcp/mcp-receipts.ts';
 import type { ObservationReporter } from '../mcp/observation-reporter.ts';
@@ -36,6 +37,7 @@ export interface TestGateway {
     policies: Array<{ name: string; spec: MediationPolicySpecInput }>,
     identities?: GatewayBundle['identities'],
     mcpServers?: GatewayBundle['mcpServers'],
+    hostedTools?: GatewayBundle['hostedTools'],
   ): Promise<void>;
   close(): Promise<void>;
 }
@@ -46,6 +48,7 @@ export function bundleOf(
   policies: Array<{ name: string; spec: MediationPolicySpecInput }>,
   identities: GatewayBundle['identities'] = [],
   mcpServers: GatewayBundle['mcpServers'] = [],
+  hostedTools?: GatewayBundle['hostedTools'],
 ): { bundle: GatewayBundle; etag: string } {
   const parsed = policies.map((p) => ({ name: p.name, spec: MediationPolicySpec.parse(p.spec) }));
   parsed.sort((a, b) => b.spec.priority - a.spec.priority || (a.name < b.name ? -1 : 1));
@@ -63,6 +66,8 @@ export function bundleOf(
     contracts: SEED_CAPABILITY_CONTRACTS.map((c) => c.spec),
     profiles: SEED_PROVIDER_PROFILES.map((p) => p.spec),
     mcpServers: [...mcpServers].sort((a, b) => (a.name < b.name ? -1 : 1)),
+    // Absent when none, as the API sends it (bundles without hosted tools keep their ETag).
+    ...(hostedTools ? { hostedTools } : {}),
   };
   return { bundle, etag: hashCanonical(bundle) };
 }
@@ -90,6 +95,8 @@ export async function startTestGateway(
     /** The request spans (tracing on); none by default, as with no OTEL_* variables set. */
     tracing?: GatewayTracing;
     anthropicApiKey?: string;
+    /** Executors of HostedTool resources (the tool loop); none by default. */
+    hostedExecutors?: HostedExecutorRegistry;
   } = {},
 ): Promise<TestGateway> {
   const dir = await mkdtemp(join(tmpdir(), 'toolgate-gateway-'));
@@ -144,6 +151,7 @@ export async function startTestGateway(
     bodyLimit: options.bodyLimit ?? 16 * 1024 * 1024,
     ...(options.calls ? { calls: options.calls } : {}),
     ...(options.tracing ? { tracing: options.tracing } : {}),
+    ...(options.hostedExecutors ? { hostedExecutors: options.hostedExecutors } : {}),
   });
   await app.listen({ port: 0, host: '127.0.0.1' });
   const address = app.server.address();
@@ -154,8 +162,8 @@ export async function startTestGateway(
     spool,
     bundles,
     metrics,
-    async applyPolicies(policies, identities = [], mcpServers = []) {
-      const { bundle, etag } = bundleOf('test-gw', policies, identities, mcpServers);
+    async applyPolicies(policies, identities = [], mcpServers = [], hostedTools = undefined) {
+      const { bundle, etag } = bundleOf('test-gw', policies, identities, mcpServers, hostedTools);
       await bundles.apply(bundle, etag);
     },
     async close() {

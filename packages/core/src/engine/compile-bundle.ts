@@ -1,5 +1,6 @@
 import { hashCanonical } from '../hash/hash.ts';
 import type { PolicyRevisionRef } from '../receipt/receipt-schema.ts';
+import type { BundleHostedTool } from '../resources/hosted-tool.ts';
 import {
   isCallTimeRule,
   type MediationPolicySpec,
@@ -11,6 +12,7 @@ import type { ProviderProfileSpec } from '../resources/provider-profile.ts';
 import type { DeclaredBy, MediationMode, Surface } from '../resources/vocabulary.ts';
 import { SEED_PROVIDER_PROFILES } from '../seed/provider-profiles.ts';
 import { parseOrThrow } from '../validate.ts';
+import { type ResolvedHostedBudget, resolveHostedBudget } from './hosted-budget.ts';
 import type { IdentityPolicy } from './identity-binding.ts';
 import {
   identitySelectorMatches,
@@ -40,6 +42,8 @@ export interface BundleInput {
   profiles?: ReadonlyArray<ProviderProfileSpec>;
   /** Bound of the schema-hash memo (0 disables it; benchmarks measure both). Default 4096. */
   memoSize?: number;
+  /** The gateway's HostedTool resources, by name: what `host` rules offer. */
+  hostedTools?: ReadonlyArray<BundleHostedTool>;
 }
 
 /** The request a rule is evaluated against, besides the tool itself. */
@@ -76,8 +80,14 @@ export interface CompiledBundle extends IdentityPolicy {
   readonly etag: string;
   /** Policy revisions in merged order (priority desc, then name). */
   readonly policies: ReadonlyArray<PolicyRevisionRef>;
-  /** Every enabled request-side rule (hide, augment, replace, rename) in merged order. */
+  /** Every enabled request-side rule (hide, augment, replace, rename, compact) in merged order. */
   readonly rules: ReadonlyArray<CompiledRule>;
+  /** Every enabled `host` rule in merged order (judged per request, not per tool). */
+  readonly hostRules: ReadonlyArray<CompiledRule>;
+  /** HostedTool resources by name. */
+  readonly hostedTools: ReadonlyMap<string, BundleHostedTool>;
+  /** The tool loop's budget: the strictest bound of every execute policy's `hosted` block. */
+  readonly hostedBudget: ResolvedHostedBudget;
   /** Every enabled call-time rule (deny, require_approval, rate_limit) in merged order. */
   readonly callRules: ReadonlyArray<CompiledRule>;
   /** Whether a call-time rule's `when` reads `history` (then every request reads it). */
@@ -115,12 +125,12 @@ export function compileBundle(input: BundleInput): CompiledBundle {
   );
   const rules: CompiledRule[] = [];
   const callRules: CompiledRule[] = [];
+  const hostRules: CompiledRule[] = [];
   for (const policy of parsed) {
     for (const rule of policy.spec.rules) {
       if (rule.enabled === false) continue;
-      (isCallTimeRule(rule) ? callRules : rules).push(
-        compileRule(policy.name, policy.spec.mode, rule),
-      );
+      const list = isCallTimeRule(rule) ? callRules : rule.action === 'host' ? hostRules : rules;
+      list.push(compileRule(policy.name, policy.spec.mode, rule));
     }
   }
   const policies = parsed.map((p) => ({
@@ -143,6 +153,9 @@ export function compileBundle(input: BundleInput): CompiledBundle {
     policies,
     rules,
     callRules,
+    hostRules,
+    hostedTools: new Map((input.hostedTools ?? []).map((tool) => [tool.name, tool])),
+    hostedBudget: resolveHostedBudget(parsed.map((p) => p.spec)),
     callRulesReadHistory: callRules.some((r) => r.condition?.readsHistory === true),
     hasObserveRules: rules.some((r) => r.mode === 'observe'),
     metaTools,

@@ -42,6 +42,8 @@ export const RESTRICTING_ACTIONS: Readonly<Record<RuleAction, boolean>> = {
   deny: true,
   require_approval: true,
   rate_limit: true,
+  compact: false,
+  host: false,
 };
 
 /**

@@ -21,6 +21,13 @@ import {
   outcomesKey,
   readHistory,
 } from './condition-outcomes.ts';
+import {
+  addToolInfo,
+  bundleHosts,
+  type HostedPlan,
+  hostedPlan,
+  offeredHostedTools,
+} from './hosted-tools.ts';
 import type { RuleIdentity } from './identity-match.ts';
 import type { KnownDeclaration, MediationMemo } from './mediation-memo.ts';
 import { isMetaTool } from './meta-tools.ts';
@@ -88,6 +95,11 @@ export interface MediationResult {
   responseFor(gate: CallGate | undefined): ResponseContext;
   /** Results of earlier calls the agent sent back since the last assistant turn (tool-results.ts). */
   toolResults: ToolResults;
+  /**
+   * The gateway-hosted tools the provider is offered (`tool_info`, HostedTools) and the budget
+   * of the tool loop that runs them (docs/hosted-tools.md); absent when there are none.
+   */
+  hosted?: HostedPlan;
 }
 
 const ADAPTERS: Record<Exclude<Surface, 'mcp'>, SurfaceAdapter> = {
@@ -145,14 +157,19 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
     throw new ValidationError(kind, [{ field: 'model', message: modelProblem }]);
   }
   const facts: RequestFacts = { surface: input.surface, model, identity: input.identity ?? {} };
-  const tools = [...adapter.readTools(body), ...hostedTools(adapter, input.hostedTools ?? [])];
+  const hosts = bundleHosts(bundle);
   const applicable = bundle.rules.filter((rule) => rule.appliesTo(facts));
   if (
     bundle.callRulesReadHistory ||
-    applicable.some((rule) => rule.condition?.readsHistory === true)
+    applicable.some((rule) => rule.condition?.readsHistory === true) ||
+    (hosts && bundle.hostRules.some((rule) => rule.condition?.readsHistory === true))
   ) {
     facts.history = adapter.readHistory?.(body) ?? readHistory(input.surface, body);
   }
+  const declared = [...adapter.readTools(body), ...hostedTools(adapter, input.hostedTools ?? [])];
+  const tools = hosts
+    ? [...declared, ...offeredHostedTools(bundle, facts, adapter, input.hostedTools?.length ?? 0)]
+    : declared;
   const outcomes = evaluateConditions(applicable, tools, facts);
   const catalog = memoizedCatalog(bundle, adapter, body, tools, applicable, outcomes, kind);
   const responseFor = (gate: CallGate | undefined) =>
@@ -164,7 +181,9 @@ export function mediateRequest(bundle: CompiledBundle, input: MediationInput): M
       facts,
       fidelityOf: (tool) => catalog.fidelity.get(tool) ?? 'opaque',
     });
+  const hosted = hosts ? hostedPlan(catalog.entries as ReadonlyArray<Entry>, bundle) : undefined;
   return {
+    ...(hosted ? { hosted } : {}),
     body: catalog.changed ? writeRequest(body, catalog, adapter) : body,
     changed: catalog.changed,
     model,
@@ -261,6 +280,13 @@ function mediateCatalog(
   const entries = fresh();
   const errors = new Set<string>();
   const applied = runRules(entries, enforced, adapter, rewrites, outcomes, errors);
+  addToolInfo(
+    entries,
+    adapter,
+    bundle.hostedBudget,
+    (tool) => identifyOriginal(tool, tool.index, kind, cache),
+    kind,
+  );
   finalizeProviderNames(entries, adapter, rewrites);
   const observed = applicable.some((rule) => rule.mode === 'observe')
     ? observeRules(fresh(), entries, applicable, adapter, rewrites, outcomes, errors)
@@ -382,7 +408,10 @@ function toolRecord(entry: Entry, fidelity: Fidelity, bundle: CompiledBundle): T
     declared_by: tool.declaredBy,
     executed_by: tool.executedBy,
     visible_to_provider: entry.visible,
-    visible_to_agent: entry.visible && tool.executedBy !== 'wardwright',
+    visible_to_agent:
+      entry.visible &&
+      (tool.executedBy !== 'wardwright' ||
+        (tool.hostedBy !== undefined && bundle.hostedBudget.visibleToAgent)),
     policy_state: state,
     fidelity,
     schema_hash: entry.visible ? entry.hash : entry.originalHash,

@@ -51,6 +51,11 @@ export interface RequestTool {
    * `tools[i].functionDeclarations[j]`, and a built-in tool is the field `tools[i].googleSearch`.
    */
   readonly path?: string;
+  /**
+   * For a tool the gateway's tool loop runs (docs/hosted-tools.md): `tool_info`, or the
+   * HostedTool resource's name. Absent for every other tool, gateway-declared ones included.
+   */
+  readonly hostedBy?: string;
 }
 
 /** The parts of a function tool that rules edit. */

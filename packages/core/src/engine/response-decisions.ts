@@ -136,6 +136,11 @@ function contractOf(tool: MediatedTool | undefined): string | undefined {
   return tool.tool.capability;
 }
 
+/** What the agent is told of a hosted call the tool loop stopped before running. */
+export function hostedNotRun(name: string): string {
+  return `[toolgate] The model called the gateway-hosted tool ${name}, but this request's hosted-tool budget is exhausted: the call was not run.`;
+}
+
 /** Builds the response-side judge for one mediated request. */
 export function createResponseContext(input: ResponseContextInput): ResponseContext {
   const { bundle, facts } = input;
@@ -207,6 +212,12 @@ export function createResponseContext(input: ResponseContextInput): ResponseCont
       if (!target) {
         policy_state = 'blocked';
         reason = hidden.has(providerName) ? 'hidden' : 'not_declared';
+      } else if (target.tool.hostedBy !== undefined) {
+        // The gateway's tool loop runs hosted calls; one that reaches the response side is one
+        // the loop did not run (its budget ran out): never the agent's to run.
+        policy_state = 'blocked';
+        reason = 'hosted';
+        decision = { outcome: 'deny', message: hostedNotRun(providerName) };
       } else {
         names.push({ name, declaredBy: target.tool.declaredBy, ignoreCase: false });
         const meta = readMetaCall(name, parsed, bundle.metaTools);

@@ -3,9 +3,10 @@ import type { AppliedRule } from '../receipt/receipt-schema.ts';
 import type { MediationMode } from '../resources/vocabulary.ts';
 import type { CompiledRule } from './compile-bundle.ts';
 import { type ConditionOutcomes, conditionApplies } from './condition-outcomes.ts';
+import { compactParts } from './hosted-tools.ts';
 import type { KnownDeclaration } from './mediation-memo.ts';
 import { assignProviderNames } from './provider-names.ts';
-import type { SurfaceAdapter } from './request-tool.ts';
+import type { FunctionParts, SurfaceAdapter } from './request-tool.ts';
 import type { MediatedTool } from './response-decisions.ts';
 import { appendDescription, mergeSchema, replacementParts } from './tool-schema.ts';
 
@@ -21,6 +22,8 @@ export interface Entry extends MediatedTool {
   /** JSON text of the current declaration: the memo key for rewrites of it. */
   key: string;
   readonly originalHash: string;
+  /** The declaration's parts before a `compact` rule advertised it compactly (tool_info's). */
+  full?: FunctionParts;
 }
 
 export type AppliedRuleWithMode = AppliedRule & { mode: MediationMode };
@@ -136,7 +139,21 @@ function applyRule(
       if (entry.state === 'allowed') entry.state = 'wrapped';
       return true;
     }
-    // Call-time rules never reach the request side (CompiledBundle.callRules).
+    case 'compact': {
+      // Gateway tools are the gateway's own; a tool compacted once stays as it was compacted.
+      if (entry.kind !== 'function' || entry.tool.declaredBy === 'wardwright') return false;
+      if (entry.full !== undefined) return false;
+      const full = adapter.functionParts(entry.decl);
+      // Written without the base: a strict-mode flag would reject the permissive schema.
+      const parts = compactParts(full, rule.description_max);
+      if (!rewrite(entry, compiled.key, () => adapter.writeFunction(parts))) return false;
+      entry.full = full;
+      if (entry.state === 'allowed') entry.state = 'wrapped';
+      return true;
+    }
+    // Host rules offer a tool per request (CompiledBundle.hostRules), not per tool; call-time
+    // rules never reach the request side (CompiledBundle.callRules).
+    case 'host':
     case 'deny':
     case 'require_approval':
     case 'rate_limit':

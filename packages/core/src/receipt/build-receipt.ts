@@ -2,6 +2,7 @@ import type { MediationResult } from '../engine/mediate-request.ts';
 import type { ToolResults } from '../engine/tool-results.ts';
 import { RECEIPT_LIMITS } from './receipt-limits.ts';
 import type {
+  HostedEvidence,
   McpEvidence,
   ReceiptBody,
   ReceiptIdentity,
@@ -34,6 +35,8 @@ export interface ReceiptInput {
   toolResults?: ToolResults;
   /** MCP receipts (`surface: mcp`): the server, the JSON-RPC method, the error, drift. */
   mcp?: McpEvidence;
+  /** The tool loop's hosted rounds, when the gateway ran hosted tools for the request. */
+  hosted?: HostedEvidence;
 }
 
 /**
@@ -94,6 +97,7 @@ export function buildReceiptBody(input: ReceiptInput): ReceiptBody {
     ...(response ? { response } : {}),
     ...(tool_results ? { tool_results } : {}),
     ...(mcp ? { mcp } : {}),
+    ...(input.hosted ? { hosted: input.hosted } : {}),
     redacted_paths,
     ...(notes.truncated.length > 0 ? { truncated_paths: notes.truncated } : {}),
   };

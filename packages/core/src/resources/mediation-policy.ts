@@ -2,7 +2,13 @@ import { z } from 'zod';
 import { parseDuration } from '../engine/duration.ts';
 import { ConditionError, compileCondition, MAX_WHEN_LENGTH } from '../engine/rule-condition.ts';
 import { isJsonObject, type JsonObject } from '../json/json-value.ts';
-import { Condition, defineResource, defineResourceInput, LabelSelector } from './envelope.ts';
+import {
+  Condition,
+  defineResource,
+  defineResourceInput,
+  LabelSelector,
+  ResourceName,
+} from './envelope.ts';
 import { DeclaredBy, MediationMode, Surface } from './vocabulary.ts';
 
 /**
@@ -29,31 +35,53 @@ export type NamePattern = z.infer<typeof NamePattern>;
 
 const OneOrMany = <T extends z.ZodType>(item: T) => z.union([item, z.array(item).min(1)]);
 
+const MATCH_SHAPE = {
+  /** Agent-facing tool name: exact, glob or `/regex/`. */
+  name: NamePattern.optional(),
+  declared_by: OneOrMany(DeclaredBy).optional(),
+  /** Provider surface(s) the request goes to. */
+  provider: OneOrMany(Surface).optional(),
+  /** Model name pattern, e.g. `gpt-4o*`. */
+  model: NamePattern.optional(),
+  /** Agent identity selectors, matched against the identity bound to the request. */
+  identity: z
+    .object({
+      human: NamePattern.optional(),
+      service: NamePattern.optional(),
+      session: NamePattern.optional(),
+    })
+    .strict()
+    .optional(),
+};
+
 /** Which tools (and which requests) a rule applies to. Every given selector must match. */
 export const ToolMatch = z
-  .object({
-    /** Agent-facing tool name: exact, glob or `/regex/`. */
-    name: NamePattern.optional(),
-    declared_by: OneOrMany(DeclaredBy).optional(),
-    /** Provider surface(s) the request goes to. */
-    provider: OneOrMany(Surface).optional(),
-    /** Model name pattern, e.g. `gpt-4o*`. */
-    model: NamePattern.optional(),
-    /** Agent identity selectors, matched against the identity bound to the request. */
-    identity: z
-      .object({
-        human: NamePattern.optional(),
-        service: NamePattern.optional(),
-        session: NamePattern.optional(),
-      })
-      .strict()
-      .optional(),
-  })
+  .object(MATCH_SHAPE)
   .strict()
   .refine((m) => Object.values(m).some((v) => v !== undefined), {
     message: 'must name at least one selector (name, declared_by, provider, model or identity)',
   });
 export type ToolMatch = z.infer<typeof ToolMatch>;
+
+/**
+ * Which requests a `host` rule offers its tool to: request-level selectors only (provider,
+ * model, identity; `when` for the rest). `name` and `declared_by` select a request's own tools,
+ * which a host rule does not act on: refused, so no one writes one believing it filters. Empty
+ * (`{}`): every request.
+ */
+export const HostMatch = z
+  .object(MATCH_SHAPE)
+  .strict()
+  .superRefine((m, ctx) => {
+    for (const key of ['name', 'declared_by'] as const) {
+      if (m[key] === undefined) continue;
+      ctx.addIssue({
+        code: 'custom',
+        path: [key],
+        message: `a host rule offers its tool to the requests it matches: select them by provider, model, identity or when (${key} selects a request's own tools)`,
+      });
+    }
+  });
 
 /** Whether a policy trusts header identity claims (see `MediationPolicySpec.headerClaims`). */
 export const HeaderClaims = z.enum(['untrusted', 'trusted']);
@@ -156,6 +184,29 @@ export const RenameRule = z
   })
   .strict();
 
+/**
+ * Request side, `mode: execute` only: the matched tools are advertised in compact form (name,
+ * description cut to `description_max` characters, parameter names only, a permissive schema)
+ * and the gateway offers its hosted `tool_info`, which gives the model the full schema on
+ * demand (docs/hosted-tools.md).
+ */
+export const CompactRule = z
+  .object({
+    ...RuleBase,
+    action: z.literal('compact'),
+    /** Longest description advertised (characters); absent: the description is kept whole. */
+    description_max: z.number().int('must be an integer').min(0).max(4096).optional(),
+  })
+  .strict();
+/**
+ * Request side, `mode: execute` only: offers the `HostedTool` resource named `tool` to the
+ * requests `match` (and `when`, evaluated with `tool` as the hosted tool) select. The gateway
+ * runs its calls (the tool loop); the agent never sees them.
+ */
+export const HostRule = z
+  .object({ ...RuleBase, match: HostMatch, action: z.literal('host'), tool: ResourceName })
+  .strict();
+
 /** A duration such as `30s`, `1m`, `1h`, `1h30m` between `min` and `max` milliseconds. */
 export const DurationText = (min: number, max: number, bounds: string) =>
   z
@@ -226,6 +277,8 @@ export const MediationRule = z.discriminatedUnion('action', [
   DenyRule,
   RequireApprovalRule,
   RateLimitRule,
+  CompactRule,
+  HostRule,
 ]);
 export type MediationRule = z.infer<typeof MediationRule>;
 export type RuleAction = MediationRule['action'];
@@ -245,7 +298,12 @@ export const CALL_TIME_ACTIONS: Readonly<Record<RuleAction, boolean>> = {
   deny: true,
   require_approval: true,
   rate_limit: true,
+  compact: false,
+  host: false,
 };
+
+/** The actions of gateway-hosted tools: only a policy of `mode: execute` may use them. */
+export const EXECUTE_ACTIONS: ReadonlySet<RuleAction> = new Set(['compact', 'host']);
 
 export function isCallTimeRule(rule: MediationRule): rule is CallTimeRule {
   return CALL_TIME_ACTIONS[rule.action];
@@ -264,6 +322,53 @@ export const MetaTool = z
   })
   .strict();
 export type MetaTool = z.infer<typeof MetaTool>;
+
+/** Defaults of a policy's `hosted` budget (docs/hosted-tools.md). */
+export const HOSTED_BUDGET_DEFAULTS = {
+  maxCalls: 8,
+  maxRounds: 4,
+  maxAddedLatency: '30s',
+  showHostedText: false,
+  visibleToAgent: false,
+} as const;
+
+/**
+ * What bounds the gateway's tool loop for one agent request: hosted calls in all, rounds
+ * (provider calls after the agent's own), and the latency the loop may add. On exhaustion the
+ * loop stops and the agent gets the model's last answer with a note.
+ */
+export const HostedBudget = z
+  .object({
+    maxCalls: z
+      .number()
+      .int('must be an integer')
+      .min(1, 'must be >= 1')
+      .max(64, 'must be <= 64')
+      .default(HOSTED_BUDGET_DEFAULTS.maxCalls),
+    maxRounds: z
+      .number()
+      .int('must be an integer')
+      .min(1, 'must be >= 1')
+      .max(16, 'must be <= 16')
+      .default(HOSTED_BUDGET_DEFAULTS.maxRounds),
+    maxAddedLatency: DurationText(100, 600_000, 'between 100ms and 10m').default(
+      HOSTED_BUDGET_DEFAULTS.maxAddedLatency,
+    ),
+    /** Whether text the model wrote in hosted rounds is shown to the agent (before the answer). */
+    showHostedText: z.boolean().default(HOSTED_BUDGET_DEFAULTS.showHostedText),
+    /** Whether hosted tools count as visible to the agent (tool records, a response header). */
+    visibleToAgent: z.boolean().default(HOSTED_BUDGET_DEFAULTS.visibleToAgent),
+    /**
+     * The name the gateway's `tool_info` is offered under: set it when agents declare a tool of
+     * their own called `tool_info` (otherwise a 400 while tools are compacted).
+     */
+    toolInfoName: z
+      .string()
+      .regex(/^[a-zA-Z0-9_-]{1,64}$/, 'must match ^[a-zA-Z0-9_-]{1,64}$ (provider name rules)')
+      .optional(),
+  })
+  .strict();
+export type HostedBudget = z.infer<typeof HostedBudget>;
 
 export const MediationPolicySpec = z
   .object({
@@ -293,12 +398,24 @@ export const MediationPolicySpec = z
      * `[REDACTED]` before tool-call arguments are hashed into a receipt.
      */
     redact: z.array(z.string().min(1).max(256)).max(100).optional(),
+    /**
+     * The tool loop's budget (`mode: execute`); absent: the defaults. Optional without a default,
+     * so adding it changed no stored policy's hash.
+     */
+    hosted: HostedBudget.optional(),
   })
   .strict()
   .superRefine((spec, ctx) => {
     const seen = new Map<string, number>();
     spec.rules.forEach((rule, index) => {
       requestSideArgs(rule, index, ctx);
+      if (EXECUTE_ACTIONS.has(rule.action) && spec.mode !== 'execute') {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['rules', index, 'action'],
+          message: `a ${rule.action} rule runs gateway-hosted tools: it needs the policy's mode: execute (mode is ${spec.mode})`,
+        });
+      }
       const first = seen.get(rule.id);
       if (first !== undefined) {
         ctx.addIssue({

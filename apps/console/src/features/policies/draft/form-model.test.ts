@@ -104,6 +104,8 @@ describe('form model of call-time rules', () => {
       'deny',
       'require_approval',
       'rate_limit',
+      'compact',
+      'host',
     ]);
   });
 

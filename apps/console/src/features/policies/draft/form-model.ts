@@ -211,7 +211,8 @@ function writeRule(previous: Obj, rule: RuleFields, old: RuleFields | undefined)
     else delete next.description_append;
   }
   if (changed('action')) {
-    if (rule.action !== 'replace') delete next.tool;
+    // `tool` is a declaration for replace, a HostedTool's name for host (edited in the YAML).
+    if (rule.action !== 'replace' && rule.action !== 'host') delete next.tool;
     if (rule.action !== 'augment') delete next.parameters;
     if (rule.action === 'replace' && next.tool === undefined)
       next.tool = { name: rule.name || 'tool', description: '', parameters: { type: 'object' } };
