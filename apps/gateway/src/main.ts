@@ -10,6 +10,7 @@ import { ApprovalWatch } from './calls/approval-watch.ts';
 import { CallGates } from './calls/call-gates.ts';
 import { createGateway } from './create-gateway.ts';
 import { parseGatewayEnv } from './env.ts';
+import { httpExecutorRegistry } from './hosted/http-executors.ts';
 import { createLogger } from './logger.ts';
 import { McpProxy } from './mcp/mcp-proxy.ts';
 import { McpReceipts } from './mcp/mcp-receipts.ts';
@@ -160,8 +161,12 @@ const mcp = new McpProxy({
     maxResponseBytes: env.MCP_MAX_RESPONSE_BYTES,
   },
 });
+// HostedTools of the bundle run here: each call POSTed to its endpoint (secretRef headers from
+// the gateway's environment), the answer handed back to the model (docs/hosted-tools.md).
+const hostedExecutors = httpExecutorRegistry(process.env);
 const app = createGateway({
   gateway: env.GATEWAY_NAME,
+  hostedExecutors,
   bundles,
   upstreams,
   recorder,
@@ -213,6 +218,7 @@ async function shutdown(signal: string) {
   await approvalWatch.stop();
   await shipper.stop();
   await upstreams.close();
+  await hostedExecutors.close();
   await spool.close();
   // The last spans (those of the requests that just finished) go out before the exit.
   await tracing?.shutdown().catch(() => {});

@@ -10,14 +10,13 @@ import {
   searchTool,
   startHostedEndpoint,
 } from '../testing/hosted-fixtures.ts';
-import { minimalHostedExecutor } from '../testing/minimal-hosted-executor.ts';
 import { servedReceipts } from '../testing/served-receipts.ts';
 import { startTestGateway, type TestGateway } from '../testing/test-gateway.ts';
-import { cachingRegistry } from './executor-registry.ts';
+import { httpExecutorRegistry } from './http-executors.ts';
 
 /**
  * HostedTools in the tool loop: a real HTTP endpoint behind a `host` rule, reached through the
- * executor registry the gateway is given (here the test's minimal executor). The endpoint up,
+ * executor registry the gateway is given (the gateway's own: HTTP executors, as in main.ts). The endpoint up,
  * down, slow and answering garbage: the model is told the outcome as the call's result, the
  * receipt records it, and nothing hangs.
  */
@@ -26,6 +25,7 @@ let gw: TestGateway;
 let endpoint: HostedEndpoint;
 let openai: OpenAI;
 let anthropic: Anthropic;
+let executors: ReturnType<typeof httpExecutorRegistry>;
 
 type Logged = { body: Record<string, unknown> };
 const providerRequests = () => gw.mock.requests.last(20) as unknown as Logged[];
@@ -56,12 +56,14 @@ function toolResult(): string {
 
 beforeAll(async () => {
   endpoint = await startHostedEndpoint();
-  gw = await startTestGateway({ hostedExecutors: cachingRegistry(minimalHostedExecutor) });
+  executors = httpExecutorRegistry({});
+  gw = await startTestGateway({ hostedExecutors: executors });
   openai = new OpenAI({ baseURL: `${gw.url}/v1`, apiKey: 'sk-test-FAKE', maxRetries: 0 });
   anthropic = new Anthropic({ baseURL: gw.url, apiKey: 'sk-ant-test-FAKE', maxRetries: 0 });
 });
 afterAll(async () => {
   await gw.close();
+  await executors.close();
   await endpoint.close();
 });
 beforeEach(async () => {
@@ -102,7 +104,7 @@ describe('a HostedTool behind a host rule', () => {
     endpoint.behaviour = 'down';
     const completion = await openai.chat.completions.create(ask());
     expect(completion.choices[0]?.message.content).toBe('Here is what I found.');
-    expect(toolResult()).toMatch(/answered 503/);
+    expect(toolResult()).toMatch(/answered HTTP 503/);
     expect((await lastReceipt()).hosted?.rounds[0]?.calls[0]).toMatchObject({
       outcome: 'error',
       is_error: true,
@@ -132,7 +134,7 @@ describe('a HostedTool behind a host rule', () => {
     await host(undefined, '200ms');
     const completion = await openai.chat.completions.create(ask());
     expect(completion.choices[0]?.message.content).toBe('Here is what I found.');
-    expect(toolResult()).toMatch(/did not answer in time/);
+    expect(toolResult()).toMatch(/did not answer within 1s/);
     const call = (await lastReceipt()).hosted?.rounds[0]?.calls[0];
     expect(call).toMatchObject({ outcome: 'timeout', is_error: true });
     expect(call?.result_hash).toBeUndefined();
