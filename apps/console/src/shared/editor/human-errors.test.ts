@@ -31,7 +31,7 @@ describe('humanCause: validation errors in words, not zod text', () => {
     [{ rules: [], mode: 'nope' }, '`spec.mode` must be one of observe, patch, mutate, execute'],
     [
       { rules: [{ id: 'a', action: 'quarantine', match: { name: 'x' } }] },
-      'rule 1: `action` must be one of hide, augment, replace, rename, deny, require_approval, rate_limit',
+      'rule 1: `action` must be one of hide, augment, replace, rename, deny, require_approval, rate_limit, compact, host',
     ],
     [{ rules: [], foo: 1 }, '`spec` has a field it does not know: `foo`'],
     [
