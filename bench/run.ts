@@ -20,7 +20,8 @@ const benches: Array<{ name: string; run: () => BenchResult | Promise<BenchResul
   { name: 'console', run: runConsoleBench },
 ];
 
-const only = process.argv.slice(2);
+// Flags (`--cpu-prof`, …) are the benches' own (they read process.argv); the rest are names.
+const only = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 let failed = 0;
 for (const bench of benches) {
   if (only.length > 0 && !only.includes(bench.name)) continue;

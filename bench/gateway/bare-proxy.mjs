@@ -1,19 +1,18 @@
-import { createServer, type IncomingHttpHeaders } from 'node:http';
+// The floor of one Node hop: bytes in, bytes out, nothing parsed. The benchmark runs it as its
+// own process (`UPSTREAM_URL`, `PORT`) so that "added latency" has a reference that no real
+// gateway can beat with the same runtime and HTTP client. Plain JavaScript run by plain `node`
+// (like the gateway's production build): no TypeScript loader wrapping its functions.
+import { createServer } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { Pool } from 'undici';
 
-/**
- * The floor of one Node hop: bytes in, bytes out, nothing parsed. The benchmark runs it as its
- * own process (`UPSTREAM_URL`, `PORT`) so that "added latency" has a reference that no real
- * gateway can beat with the same runtime and HTTP client.
- */
 const upstream = process.env.UPSTREAM_URL ?? 'http://127.0.0.1:8090';
 const port = Number(process.env.PORT ?? 0);
 const pool = new Pool(upstream, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'host']);
 
-function endToEnd(headers: IncomingHttpHeaders | Record<string, string | string[] | undefined>) {
-  const kept: Record<string, string | string[]> = {};
+function endToEnd(headers) {
+  const kept = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value !== undefined && !HOP_BY_HOP.has(name)) kept[name] = value;
   }
@@ -23,7 +22,7 @@ function endToEnd(headers: IncomingHttpHeaders | Record<string, string | string[
 const server = createServer(async (request, response) => {
   try {
     const upstreamResponse = await pool.request({
-      method: request.method as 'POST',
+      method: request.method,
       path: request.url ?? '/',
       headers: endToEnd(request.headers),
       body: request,
@@ -42,7 +41,7 @@ server.listen(port, '127.0.0.1', () => {
     `bare proxy on ${typeof address === 'object' && address ? address.port : port} → ${upstream}\n`,
   );
 });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+for (const signal of ['SIGINT', 'SIGTERM']) {
   process.once(signal, () => {
     server.close();
     void pool.close().then(() => process.exit(0));
