@@ -3,7 +3,6 @@
 // gateway can beat with the same runtime and HTTP client. Plain JavaScript run by plain `node`
 // (like the gateway's production build): no TypeScript loader wrapping its functions.
 import { createServer } from 'node:http';
-import { pipeline } from 'node:stream/promises';
 import { Pool } from 'undici';
 
 const upstream = process.env.UPSTREAM_URL ?? 'http://127.0.0.1:8090';
@@ -19,20 +18,27 @@ function endToEnd(headers) {
   return kept;
 }
 
-const server = createServer(async (request, response) => {
-  try {
-    const upstreamResponse = await pool.request({
+// `.pipe`, not `stream/promises`' `pipeline`: that one makes an AbortController per call and
+// aborts it when done (a DOMException with its stack), ~50 µs of every request in a profile.
+const server = createServer((request, response) => {
+  pool
+    .request({
       method: request.method,
       path: request.url ?? '/',
       headers: endToEnd(request.headers),
       body: request,
-    });
-    response.writeHead(upstreamResponse.statusCode, endToEnd(upstreamResponse.headers));
-    await pipeline(upstreamResponse.body, response);
-  } catch {
-    if (!response.headersSent) response.writeHead(502);
-    response.end();
-  }
+    })
+    .then(
+      (upstreamResponse) => {
+        response.writeHead(upstreamResponse.statusCode, endToEnd(upstreamResponse.headers));
+        upstreamResponse.body.on('error', () => response.destroy());
+        upstreamResponse.body.pipe(response);
+      },
+      () => {
+        if (!response.headersSent) response.writeHead(502);
+        response.end();
+      },
+    );
 });
 server.keepAliveTimeout = 30_000;
 server.listen(port, '127.0.0.1', () => {

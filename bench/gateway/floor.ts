@@ -176,7 +176,9 @@ export async function floorPhase(
     reply,
     headers: options.headers,
     toolgate: options.toolgate,
-    ...(cpuProfDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] } : {}),
+    ...(cpuProfDir
+      ? { nodeArgs: ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${cpuProfDir}`] }
+      : {}),
   });
   await checkFloor(targets, body, {
     reply,
@@ -189,7 +191,7 @@ export async function floorPhase(
     progress('stopping the profiled gateway and summarizing its CPU profile');
     await processes.stop(targets.toolgateProcess);
     const file = await newestProfile(cpuProfDir);
-    profile.push(...profileLines(await summarizeProfile(file, result.toolgateBlocks), file));
+    profile.push(...profileLines(await summarizeProfile(file, result.toolgateBlocks, 60), file));
   }
   return { result, profile };
 }

@@ -47,10 +47,40 @@ export interface ReceiptInput {
  * before the provider is called.
  */
 export function buildReceiptBody(input: ReceiptInput): ReceiptBody {
-  const { mediation } = input;
   const notes = new StorableNotes();
-  const model = notes.text('model', mediation.model, RECEIPT_LIMITS.model, true);
-  const identity = storableIdentity(input.identity, notes);
+  return receiptBodyOf(input, receiptHead(input, notes), notes);
+}
+
+/**
+ * The parts of a receipt body known when the request is sent (see `ReceiptDraft`): the model and
+ * identity as a receipt may hold them (their notes come first, in this order) and the bundle.
+ */
+export interface ReceiptHead {
+  model: string;
+  identity: ReceiptIdentity;
+  bundle: ReceiptBody['bundle'];
+}
+
+/** @internal The request side of {@link buildReceiptBody}; `notes` collects what it changed. */
+export function receiptHead(
+  input: Pick<ReceiptInput, 'mediation' | 'identity' | 'bundleEtag'>,
+  notes: StorableNotes,
+): ReceiptHead {
+  const { mediation } = input;
+  return {
+    model: notes.text('model', mediation.model, RECEIPT_LIMITS.model, true),
+    identity: storableIdentity(input.identity, notes),
+    bundle: { etag: input.bundleEtag, policies: [...mediation.policies] },
+  };
+}
+
+/** @internal The rest of {@link buildReceiptBody}, after {@link receiptHead} with the same notes. */
+export function receiptBodyOf(
+  input: ReceiptInput,
+  head: ReceiptHead,
+  notes: StorableNotes,
+): ReceiptBody {
+  const { mediation } = input;
   const error =
     input.outcome.error === undefined
       ? undefined
@@ -79,12 +109,12 @@ export function buildReceiptBody(input: ReceiptInput): ReceiptBody {
     id: input.id,
     gateway: input.gateway,
     surface: mediation.response.surface,
-    model,
+    model: head.model,
     stream: mediation.stream,
     timestamps: { received_at: input.receivedAt, completed_at: input.completedAt },
     latency_ms: input.latencyMs,
-    identity,
-    bundle: { etag: input.bundleEtag, policies: [...mediation.policies] },
+    identity: head.identity,
+    bundle: head.bundle,
     outcome: {
       status: input.outcome.status,
       ...(error !== undefined ? { error } : {}),
