@@ -213,35 +213,61 @@ export async function measureFloor(
     (line) => progress(`static floor, ${line}`),
     STATIC_DIRECT,
   );
-  const perRound = new Map(list.map((t) => [t.name, [] as Array<{ p50: number; p99: number }>]));
   const toolgateBlocks: FloorResult['toolgateBlocks'] = [];
-  for (let round = 0; round < FLOOR_BLOCK_ROUNDS; round++) {
-    progress(
-      `static floor, blocks round ${round + 1}/${FLOOR_BLOCK_ROUNDS}: ${FLOOR_BLOCK_REQUESTS} sequential requests per target`,
+  const blocks = await measureBlocks(list, body, {
+    rounds: FLOOR_BLOCK_ROUNDS,
+    requests: FLOOR_BLOCK_REQUESTS,
+    directName: STATIC_DIRECT,
+    progress: (line) => progress(`static floor, ${line}`),
+    onBlock: (target, window) => {
+      if (target === targets.toolgate) toolgateBlocks.push(window);
+    },
+  });
+  return { interleaved, blocks, toolgateBlocks };
+}
+
+/**
+ * `rounds` rounds of one block per target (`requests` sequential keep-alive requests, one target
+ * at a time), the order rotated per round; p50/p99 as medians of rounds, added over
+ * `directName`'s block of the same round. `onBlock` gets each block's monotonic window (µs).
+ */
+export async function measureBlocks<T extends Target>(
+  targets: ReadonlyArray<T>,
+  body: string,
+  options: {
+    rounds: number;
+    requests: number;
+    directName: string;
+    progress: (line: string) => void;
+    onBlock?: (target: T, window: { startUs: number; endUs: number; requests: number }) => void;
+  },
+): Promise<Map<string, LatencyResult>> {
+  const perRound = new Map(targets.map((t) => [t.name, [] as Array<{ p50: number; p99: number }>]));
+  for (let round = 0; round < options.rounds; round++) {
+    options.progress(
+      `blocks round ${round + 1}/${options.rounds}: ${options.requests} sequential requests per target`,
     );
-    for (let k = 0; k < list.length; k++) {
-      const target = list[(round + k) % list.length] as Measured;
+    for (let k = 0; k < targets.length; k++) {
+      const target = targets[(round + k) % targets.length] as T;
       const startUs = monotonicUs();
-      const samples = await block(target, body, FLOOR_BLOCK_REQUESTS);
-      if (target === targets.toolgate) {
-        toolgateBlocks.push({ startUs, endUs: monotonicUs(), requests: samples.length });
-      }
+      const samples = await block(target, body, options.requests);
+      options.onBlock?.(target, { startUs, endUs: monotonicUs(), requests: samples.length });
       perRound
         .get(target.name)
         ?.push({ p50: percentile(samples, 0.5), p99: percentile(samples, 0.99) });
     }
   }
-  const blocks = new Map<string, LatencyResult>();
-  const direct = perRound.get(STATIC_DIRECT) ?? [];
+  const direct = perRound.get(options.directName) ?? [];
+  const results = new Map<string, LatencyResult>();
   for (const [name, stats] of perRound) {
-    blocks.set(name, {
+    results.set(name, {
       p50: median(stats.map((s) => s.p50)),
       p99: median(stats.map((s) => s.p99)),
       addedP50: median(stats.map((s, r) => s.p50 - (direct[r]?.p50 ?? 0))),
       addedP99: median(stats.map((s, r) => s.p99 - (direct[r]?.p99 ?? 0))),
     });
   }
-  return { interleaved, blocks, toolgateBlocks };
+  return results;
 }
 
 /** `requests` sequential requests to one target on one keep-alive connection. */
