@@ -4,12 +4,13 @@ import { dirname, join } from 'node:path';
 import { mediateRequest } from '@toolgate/core';
 import { findFreePort, postgresScratchDir } from '@toolgate/db';
 import { Client } from 'undici';
-import { fiftyToolRequest, tenRuleBundle } from './core-mediation.ts';
+import { fiftyToolRequest, TEN_RULES, tenRuleBundle } from './core-mediation.ts';
 import {
   type CallTimeTargets,
   measureApprovalPropagation,
   measureCallTimeLatency,
   type PropagationResult,
+  provision,
   startCallTimeGateways,
 } from './gateway/call-time.ts';
 import { floorOnlyReport, floorPhase } from './gateway/floor.ts';
@@ -169,7 +170,12 @@ export async function runGatewayBench(): Promise<BenchResult> {
         pgids: [off.gateway.pid],
       });
       progress('starting a third Toolgate gateway with SPOOL_FSYNC=request (concurrency 1 only)');
-      const strict = await toolgate.variant('gateway-fsync-request', { SPOOL_FSYNC: 'request' });
+      const own = await provision(toolgate, 'bench-gateway-fsync', TEN_RULES);
+      const strict = await toolgate.variant('gateway-fsync-request', {
+        SPOOL_FSYNC: 'request',
+        GATEWAY_NAME: own.name,
+        API_TOKEN: own.token,
+      });
       latencyOnly.push({
         name: FSYNC_PER_REQUEST,
         origin: strict.url,

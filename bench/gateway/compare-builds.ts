@@ -3,8 +3,9 @@ import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 import { postgresScratchDir } from '@toolgate/db';
 import { Client } from 'undici';
-import { fiftyToolRequest } from '../core-mediation.ts';
+import { fiftyToolRequest, TEN_RULES } from '../core-mediation.ts';
 import { streamedRequestBody } from '../gateway.ts';
+import { provision } from './call-time.ts';
 import { measureBlocks } from './floor.ts';
 import { interleavedLatency, post } from './load.ts';
 import { type Measured, measureLatency, measureTtft } from './phases.ts';
@@ -68,9 +69,15 @@ try {
     progress,
     apiNiceness: 19,
   });
-  const upstream = { OPENAI_BASE_URL: mockUrl };
-  const mine = staticMock ? await current.variant('current-static', upstream) : current;
-  const base = await current.variant('baseline', upstream, resolve(baseline));
+  // Each process its own gateway identity and receipt chain (provision), the same ten rules.
+  const own = async (name: string) => {
+    const { token } = await provision(current, name, TEN_RULES);
+    return { OPENAI_BASE_URL: mockUrl, GATEWAY_NAME: name, API_TOKEN: token };
+  };
+  const mine = staticMock
+    ? await current.variant('current-static', await own('bench-current'))
+    : current;
+  const base = await current.variant('baseline', await own('bench-baseline'), resolve(baseline));
   const traced = process.env.TRACED === '1' ? await startTraced(current) : undefined;
   const targets: Measured[] = [
     { name: 'direct', origin: mockUrl, headers, pgids: [mock.pid] },

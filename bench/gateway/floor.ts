@@ -1,7 +1,9 @@
 import { rm } from 'node:fs/promises';
 import { Client } from 'undici';
+import { TEN_RULES } from '../core-mediation.ts';
 import type { BenchResult } from '../measure.ts';
 import { median } from '../measure.ts';
+import { provision } from './call-time.ts';
 import { newestProfile, profileLines, summarizeProfile } from './cpu-profile.ts';
 import { interleavedLatency, percentile, post, type Target } from './load.ts';
 import { type LatencyResult, type Measured, measureLatency } from './phases.ts';
@@ -66,9 +68,11 @@ export async function startFloor(
     bare: { name: STATIC_BARE, origin: bareUrl, headers: options.headers, pgids: [bare.pid] },
   };
   if (options.toolgate) {
+    // Its own gateway identity (and chain), the same ten rules.
+    const { name, token } = await provision(options.toolgate, 'bench-gateway-static', TEN_RULES);
     const gateway = await options.toolgate.variant(
       'gateway-static',
-      { OPENAI_BASE_URL: url },
+      { OPENAI_BASE_URL: url, GATEWAY_NAME: name, API_TOKEN: token },
       undefined,
       options.nodeArgs,
     );
@@ -177,7 +181,7 @@ export async function floorPhase(
     headers: options.headers,
     toolgate: options.toolgate,
     ...(cpuProfDir
-      ? { nodeArgs: ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${cpuProfDir}`] }
+      ? { nodeArgs: ['--cpu-prof', '--cpu-prof-interval=500', `--cpu-prof-dir=${cpuProfDir}`] }
       : {}),
   });
   await checkFloor(targets, body, {
