@@ -180,7 +180,9 @@ export class RequestReceipts {
         mediation: round(record.mediationMs),
         upstream: round(finished.upstreamMs),
       },
-      outcome: { status: finished.status, ...(finished.error ? { error: finished.error } : {}) },
+      outcome: finished.error
+        ? { status: finished.status, error: finished.error }
+        : { status: finished.status },
       toolResults: this.deps.released.elapsed(record.mediation.toolResults, record.receivedAt),
     };
     if (finished.evidence) end.response = finished.evidence;

@@ -74,13 +74,22 @@ export function receiptHead(
   };
 }
 
-/** @internal The rest of {@link buildReceiptBody}, after {@link receiptHead} with the same notes. */
-export function receiptBodyOf(
-  input: ReceiptInput,
-  head: ReceiptHead,
+/** The parts of a receipt body that depend on how the request ended (see `ReceiptDraft`). */
+export interface ReceiptTail {
+  outcome: ReceiptBody['outcome'];
+  response: ResponseEvidence | undefined;
+  tool_results: ReceiptBody['tool_results'];
+  mcp: McpEvidence | undefined;
+  redacted_paths: string[];
+  /** Undefined when nothing was cut. */
+  truncated_paths: string[] | undefined;
+}
+
+/** @internal The end side of {@link buildReceiptBody}, after {@link receiptHead} with the same notes. */
+export function receiptTail(
+  input: Pick<ReceiptInput, 'outcome' | 'response' | 'toolResults' | 'mcp'>,
   notes: StorableNotes,
-): ReceiptBody {
-  const { mediation } = input;
+): ReceiptTail {
   const error =
     input.outcome.error === undefined
       ? undefined
@@ -104,6 +113,20 @@ export function receiptBodyOf(
     redacted_paths.length = RECEIPT_LIMITS.redactedPaths;
     notes.cut('redacted_paths', true);
   }
+  const status = input.outcome.status;
+  return {
+    outcome: error === undefined ? { status } : { status, error },
+    response,
+    tool_results,
+    mcp,
+    redacted_paths,
+    truncated_paths: notes.truncated.length > 0 ? notes.truncated : undefined,
+  };
+}
+
+function receiptBodyOf(input: ReceiptInput, head: ReceiptHead, notes: StorableNotes): ReceiptBody {
+  const { mediation } = input;
+  const tail = receiptTail(input, notes);
   return {
     schema: 'toolgate.receipt.v2',
     id: input.id,
@@ -115,17 +138,14 @@ export function receiptBodyOf(
     latency_ms: input.latencyMs,
     identity: head.identity,
     bundle: head.bundle,
-    outcome: {
-      status: input.outcome.status,
-      ...(error !== undefined ? { error } : {}),
-    },
+    outcome: tail.outcome,
     ...(mediation.mediation ? { wardwright_tool_mediation: mediation.mediation } : {}),
     tools: mediation.tools,
-    ...(response ? { response } : {}),
-    ...(tool_results ? { tool_results } : {}),
-    ...(mcp ? { mcp } : {}),
-    redacted_paths,
-    ...(notes.truncated.length > 0 ? { truncated_paths: notes.truncated } : {}),
+    ...(tail.response ? { response: tail.response } : {}),
+    ...(tail.tool_results ? { tool_results: tail.tool_results } : {}),
+    ...(tail.mcp ? { mcp: tail.mcp } : {}),
+    redacted_paths: tail.redacted_paths,
+    ...(tail.truncated_paths ? { truncated_paths: tail.truncated_paths } : {}),
   };
 }
 

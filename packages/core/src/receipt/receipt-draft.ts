@@ -1,11 +1,6 @@
 import { hashString, type Sha256Hash } from '../hash/hash.ts';
 import { canonicalize, canonicalizeMembers, type KnownMember } from '../json/canonical-json.ts';
-import {
-  type ReceiptHead,
-  type ReceiptInput,
-  receiptBodyOf,
-  receiptHead,
-} from './build-receipt.ts';
+import { type ReceiptHead, type ReceiptInput, receiptHead, receiptTail } from './build-receipt.ts';
 import type { ChainedReceiptJson } from './chain.ts';
 import type { ToolSet } from './receipt-schema.ts';
 import { StorableNotes } from './storable-text.ts';
@@ -69,12 +64,30 @@ export class ReceiptDraft {
     const notes = new StorableNotes();
     notes.truncated.push(...this.truncated);
     notes.redacted.push(...this.redacted);
-    const body = receiptBodyOf({ ...this.input, ...end }, this.head, notes);
-    const { tools: _tools, wardwright_tool_mediation: _block, ...rest } = body;
-    const canonical = canonicalizeMembers(
-      { ...rest, tool_set_hash: this.toolSetHash, prev_hash: prevHash },
-      this.known,
-    );
+    const tail = receiptTail(end, notes);
+    const { input, head } = this;
+    // The stored receipt's members (buildReceiptBody's, the tool set by its hash), written out:
+    // no object spreads on this path. Undefined members are left out, as canonicalize does.
+    const stored: Record<string, unknown> = {
+      schema: 'toolgate.receipt.v2',
+      id: input.id,
+      gateway: input.gateway,
+      surface: input.mediation.response.surface,
+      model: head.model,
+      stream: input.mediation.stream,
+      timestamps: { received_at: input.receivedAt, completed_at: end.completedAt },
+      latency_ms: end.latencyMs,
+      identity: head.identity,
+      bundle: head.bundle,
+      outcome: tail.outcome,
+      response: tail.response,
+      tool_results: tail.tool_results,
+      redacted_paths: tail.redacted_paths,
+      truncated_paths: tail.truncated_paths,
+      tool_set_hash: this.toolSetHash,
+      prev_hash: prevHash,
+    };
+    const canonical = canonicalizeMembers(stored, this.known);
     const hash = hashString(canonical);
     return {
       hash,
