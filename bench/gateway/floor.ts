@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { Client } from 'undici';
 import { TEN_RULES } from '../core-mediation.ts';
 import type { BenchResult } from '../measure.ts';
@@ -70,10 +71,12 @@ export async function startFloor(
   if (options.toolgate) {
     // Its own gateway identity (and chain), the same ten rules.
     const { name, token } = await provision(options.toolgate, 'bench-gateway-static', TEN_RULES);
+    // FLOOR_GATEWAY_DIST: another build in this place (profiling a baseline, compare-builds.ts).
+    const dist = process.env.FLOOR_GATEWAY_DIST;
     const gateway = await options.toolgate.variant(
       'gateway-static',
       { OPENAI_BASE_URL: url, GATEWAY_NAME: name, API_TOKEN: token },
-      undefined,
+      dist ? resolve(dist) : undefined,
       options.nodeArgs,
     );
     targets.toolgate = {
@@ -180,9 +183,7 @@ export async function floorPhase(
     reply,
     headers: options.headers,
     toolgate: options.toolgate,
-    ...(cpuProfDir
-      ? { nodeArgs: ['--cpu-prof', '--cpu-prof-interval=500', `--cpu-prof-dir=${cpuProfDir}`] }
-      : {}),
+    ...(cpuProfDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${cpuProfDir}`] } : {}),
   });
   await checkFloor(targets, body, {
     reply,
@@ -195,7 +196,7 @@ export async function floorPhase(
     progress('stopping the profiled gateway and summarizing its CPU profile');
     await processes.stop(targets.toolgateProcess);
     const file = await newestProfile(cpuProfDir);
-    profile.push(...profileLines(await summarizeProfile(file, result.toolgateBlocks, 60), file));
+    profile.push(...profileLines(await summarizeProfile(file, result.toolgateBlocks, 30), file));
   }
   return { result, profile };
 }
