@@ -4,14 +4,16 @@ import { dirname, join } from 'node:path';
 import { mediateRequest } from '@toolgate/core';
 import { findFreePort, postgresScratchDir } from '@toolgate/db';
 import { Client } from 'undici';
-import { fiftyToolRequest, tenRuleBundle } from './core-mediation.ts';
+import { fiftyToolRequest, TEN_RULES, tenRuleBundle } from './core-mediation.ts';
 import {
   type CallTimeTargets,
   measureApprovalPropagation,
   measureCallTimeLatency,
   type PropagationResult,
+  provision,
   startCallTimeGateways,
 } from './gateway/call-time.ts';
+import { floorOnlyReport, floorPhase } from './gateway/floor.ts';
 import { fdatasyncFloor } from './gateway/fsync-floor.ts';
 import {
   closedLoop,
@@ -40,7 +42,7 @@ import {
   TTFT_ROUNDS,
   TTFT_SCRIPT,
 } from './gateway/plan.ts';
-import { Processes } from './gateway/processes.ts';
+import { Processes, REPO_ROOT } from './gateway/processes.ts';
 import { report } from './gateway/report.ts';
 import {
   measureSurfaces,
@@ -85,7 +87,14 @@ const AGENT_KEY = 'sk-FAKE-toolgate-bench';
  * concurrency 1, requests/s at concurrency 64 and streamed time to first token.
  */
 export async function runGatewayBench(): Promise<BenchResult> {
+  // `--cpu-prof`: the static floor's Toolgate runs under `node --cpu-prof`, summarized at the end
+  // (the profile stays in .tmp/gateway-cpu-prof/ for DevTools). `--floor-only`: only the floor.
+  const cpuProfDir = process.argv.includes('--cpu-prof')
+    ? join(REPO_ROOT, '.tmp', 'gateway-cpu-prof')
+    : undefined;
+  const floorOnly = process.argv.includes('--floor-only');
   const progress = (line: string) => process.stdout.write(`  … ${line}\n`);
+  if (floorOnly) return runFloorOnly(cpuProfDir, progress);
   const processes = new Processes();
   const dataDir = await postgresScratchDir('toolgate-bench-gateway-');
   try {
@@ -161,7 +170,12 @@ export async function runGatewayBench(): Promise<BenchResult> {
         pgids: [off.gateway.pid],
       });
       progress('starting a third Toolgate gateway with SPOOL_FSYNC=request (concurrency 1 only)');
-      const strict = await toolgate.variant('gateway-fsync-request', { SPOOL_FSYNC: 'request' });
+      const own = await provision(toolgate, 'bench-gateway-fsync', TEN_RULES);
+      const strict = await toolgate.variant('gateway-fsync-request', {
+        SPOOL_FSYNC: 'request',
+        GATEWAY_NAME: own.name,
+        API_TOKEN: own.token,
+      });
       latencyOnly.push({
         name: FSYNC_PER_REQUEST,
         origin: strict.url,
@@ -175,9 +189,11 @@ export async function runGatewayBench(): Promise<BenchResult> {
 
     const request = fiftyToolRequest();
     const body = JSON.stringify(request);
-    const mediatedTools = toolCount(
-      mediateRequest(tenRuleBundle(), { surface: 'openai-chat', body: JSON.parse(body) }).body,
-    );
+    const mediated = mediateRequest(tenRuleBundle(), {
+      surface: 'openai-chat',
+      body: JSON.parse(body),
+    }).body;
+    const mediatedTools = toolCount(mediated);
     progress('checking every target reaches the mock with the right tools');
     for (const target of latencyTargets) {
       await checkReachesMock(
@@ -257,6 +273,15 @@ export async function runGatewayBench(): Promise<BenchResult> {
         progress,
       );
     }
+    const floor = await floorPhase(processes, {
+      mockUrl,
+      toolgate,
+      headers: auth,
+      body,
+      mediatedBody: JSON.stringify(mediated),
+      cpuProfDir,
+      progress,
+    });
     let callTimeLatency: Map<string, LatencyResult> | undefined;
     let propagation: PropagationResult | undefined;
     if (toolgate && callTime) {
@@ -288,9 +313,50 @@ export async function runGatewayBench(): Promise<BenchResult> {
       portkeyVersion,
       bodyBytes: Buffer.byteLength(body),
       mediatedTools,
+      floor,
       ...(responses ? { responses } : {}),
       ...(callTimeLatency ? { callTime: { latency: callTimeLatency, propagation } } : {}),
     });
+  } finally {
+    progress('stopping every child process');
+    await processes.stopAll();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** `pnpm bench gateway --floor-only`: the mock, Toolgate checked against it, then the floor. */
+async function runFloorOnly(
+  cpuProfDir: string | undefined,
+  progress: (line: string) => void,
+): Promise<BenchResult> {
+  const processes = new Processes();
+  const dataDir = await postgresScratchDir('toolgate-bench-floor-');
+  try {
+    const { url: mockUrl, mock } = await startMockProvider(processes);
+    const toolgate = await startToolgate(processes, {
+      mockUrl,
+      dataDir,
+      progress,
+      apiNiceness: 19,
+    });
+    const headers = { authorization: `Bearer ${AGENT_KEY}` };
+    const body = JSON.stringify(fiftyToolRequest());
+    const mediated = mediateRequest(tenRuleBundle(), {
+      surface: 'openai-chat',
+      body: JSON.parse(body),
+    }).body;
+    const target = { name: 'toolgate', origin: toolgate.url, headers, pgids: [mock.pid] };
+    await checkReachesMock(mockUrl, target, body, toolCount(mediated));
+    const floor = await floorPhase(processes, {
+      mockUrl,
+      toolgate,
+      headers,
+      body,
+      mediatedBody: JSON.stringify(mediated),
+      cpuProfDir,
+      progress,
+    });
+    return floorOnlyReport(floor);
   } finally {
     progress('stopping every child process');
     await processes.stopAll();

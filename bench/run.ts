@@ -22,7 +22,8 @@ const benches: Array<{ name: string; run: () => BenchResult | Promise<BenchResul
   { name: 'hosted', run: runHostedBench },
 ];
 
-const only = process.argv.slice(2);
+// Flags (`--cpu-prof`, …) are the benches' own (they read process.argv); the rest are names.
+const only = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
 let failed = 0;
 for (const bench of benches) {
   if (only.length > 0 && !only.includes(bench.name)) continue;

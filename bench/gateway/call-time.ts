@@ -69,8 +69,12 @@ export function callTimeRequest(): string {
   });
 }
 
-/** Registers a gateway whose bundle holds `rules`; returns its name and token. */
-async function provision(stack: ToolgateStack, name: string, rules: unknown[]) {
+/**
+ * Registers a gateway whose bundle holds `rules`; returns its name and token. Each gateway
+ * process needs its own: two processes shipping under one name fork its receipt chain (the API
+ * refuses the second's receipts as `ChainBroken`, and that gateway quarantines them).
+ */
+export async function provision(stack: ToolgateStack, name: string, rules: unknown[]) {
   const operator = createClient({ baseUrl: stack.apiUrl, token: stack.operatorToken });
   const labels = { bench: name };
   await operator.call('identities.create', {

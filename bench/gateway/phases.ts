@@ -34,6 +34,7 @@ export async function measureLatency(
   rounds: number,
   iterations: number,
   progress: (line: string) => void,
+  directName = 'direct',
 ): Promise<Map<string, LatencyResult>> {
   const perRound = new Map(targets.map((t) => [t.name, [] as Array<{ p50: number; p99: number }>]));
   for (let round = 0; round < rounds; round++) {
@@ -43,7 +44,7 @@ export async function measureLatency(
       perRound.get(name)?.push({ p50: percentile(values, 0.5), p99: percentile(values, 0.99) });
     }
   }
-  return latencyOverRounds(perRound, 'direct');
+  return latencyOverRounds(perRound, directName);
 }
 
 /** Each target's per-round p50/p99 as medians over rounds, and added over `direct`'s same round. */

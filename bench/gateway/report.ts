@@ -1,6 +1,7 @@
 import { cpus } from 'node:os';
 import type { BenchResult } from '../measure.ts';
 import { callTimeReport, type PropagationResult } from './call-time.ts';
+import { type FloorResult, floorReport } from './floor.ts';
 import type { LatencyResult, ThroughputResult, TtftResult } from './phases.ts';
 import {
   CONCURRENCY,
@@ -42,6 +43,8 @@ export interface Report {
   bodyBytes: number;
   mediatedTools: number;
   callTime?: { latency: Map<string, LatencyResult>; propagation: PropagationResult | undefined };
+  /** The static floor (floor.ts) and, with `--cpu-prof`, its Toolgate's profile summary. */
+  floor?: { result: FloorResult; profile: string[] };
   /** Toolgate's added p50 on the Responses API next to Chat Completions', same rounds. */
   responses?: SurfaceLatency;
 }
@@ -66,6 +69,10 @@ export function report(r: Report): BenchResult {
       `  ${name.padEnd(16)}${pad(ms(l.p50), 12)}${pad(ms(l.p99), 12)}${pad(direct ? '—' : ms(l.addedP50), 12)}${pad(direct ? '—' : ms(l.addedP99), 12)}`,
     );
   }
+  const verdictless = () => '';
+  const label = (text: string) => `  ${text.padEnd(36)} `;
+  const floor = floorReport(r.floor?.result, label, ms, verdictless);
+  lines.push(...floor.tables, ...(r.floor?.profile ?? []));
   lines.push(
     '',
     `concurrency ${CONCURRENCY}: ${THROUGHPUT_ROUNDS} rounds × ${THROUGHPUT_MS / 1000} s per target, order rotated; medians of the rounds; CPU/req = the server process's own CPU (direct: the mock; a proxy: the proxy alone)`,
@@ -134,7 +141,6 @@ export function report(r: Report): BenchResult {
       `  toolgate: gateway not runnable: ${r.toolgateError ?? 'unknown'} — no Toolgate target measured`,
     );
   } else {
-    const label = (text: string) => `  ${text.padEnd(36)} `;
     const p99Ratio = tg.addedP99 / (pk?.addedP99 ?? Number.NaN);
     lines.push(
       `${label(`added p99 ≤ ${TARGET_P99_VS_PORTKEY}× Portkey's`)}${ms(tg.addedP99)} vs ${ms(pk?.addedP99)} → ${p99Ratio.toFixed(2)}× ${verdict(p99Ratio <= TARGET_P99_VS_PORTKEY)}`,
@@ -147,6 +153,7 @@ export function report(r: Report): BenchResult {
     lines.push(
       `${label(`added p50 ≤ ${TARGET_P50_VS_BARE}× bare proxy's`)}${ms(tg.addedP50)} vs ${ms(bare?.addedP50)} → ${p50Ratio.toFixed(2)}× ${verdict(p50Ratio <= TARGET_P50_VS_BARE)}`,
     );
+    lines.push(...floorReport(r.floor?.result, label, ms, verdict).targets);
     const off = r.latency.get(NO_RECEIPTS);
     const share = off ? (tg.p99 - off.p99) / tg.p99 : Number.NaN;
     lines.push(

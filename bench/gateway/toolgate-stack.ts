@@ -40,21 +40,42 @@ export async function startMockProvider(
   return { url, mock };
 }
 
-/** The bare pass-through proxy (`bare-proxy.ts`) as its own process, in front of the mock. */
+/** The bare pass-through proxy (`bare-proxy.mjs`, plain node) as its own process, in front of `mockUrl`. */
 export async function startBareProxy(
   processes: Processes,
   mockUrl: string,
+  name = 'bare proxy',
 ): Promise<{ url: string; bare: Started }> {
   const port = await findFreePort();
   const url = `http://127.0.0.1:${port}`;
   const bare = await processes.start({
-    name: 'bare proxy',
+    name,
     command: process.execPath,
-    args: ['--import', 'tsx', 'bench/gateway/bare-proxy.ts'],
+    args: ['bench/gateway/bare-proxy.mjs'],
     env: { UPSTREAM_URL: mockUrl, PORT: String(port) },
     readyUrl: `${url}/healthz`,
   });
   return { url, bare };
+}
+
+/**
+ * The static mock (`static-mock.mjs`, plain node) as its own process: drains each request without
+ * parsing it and answers `reply` (a Chat Completions JSON text).
+ */
+export async function startStaticMock(
+  processes: Processes,
+  reply: string,
+): Promise<{ url: string; mock: Started }> {
+  const port = await findFreePort();
+  const url = `http://127.0.0.1:${port}`;
+  const mock = await processes.start({
+    name: 'static mock',
+    command: process.execPath,
+    args: ['bench/gateway/static-mock.mjs'],
+    env: { PORT: String(port), STATIC_REPLY: reply },
+    readyUrl: `${url}/healthz`,
+  });
+  return { url, mock };
 }
 
 /**

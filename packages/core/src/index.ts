@@ -41,6 +41,7 @@ export * from './json/well-formed-text.ts';
 export * from './log-redaction.ts';
 export * from './receipt/build-receipt.ts';
 export * from './receipt/chain.ts';
+export * from './receipt/receipt-draft.ts';
 export * from './receipt/receipt-limits.ts';
 export * from './receipt/receipt-schema.ts';
 export * from './receipt/tool-set.ts';

@@ -7,7 +7,6 @@ import {
   createStreamMediator,
   enforceResponseBody,
   holdActionableTail,
-  illFormedPathInJson,
   isJsonObject,
   jsonObjectUtf8,
   type MediationResult,
@@ -157,15 +156,16 @@ export class MediatingProxy {
       return this.refuse(reply, surface, 503, SPOOL_FULL);
     }
     let body: unknown;
+    let illFormed: string | undefined;
     try {
-      body = this.parser.parse(received.text);
+      // Everything the receipt will hold is checked before the provider sees the request:
+      // canonical JSON, the receipt's hash and PostgreSQL cannot take a lone surrogate (one regex
+      // scan of the text, outside a known tool list, when there is none); the engine bounds the
+      // rest (RECEIPT_LIMITS).
+      ({ body, illFormedPath: illFormed } = this.parser.parseRequest(received.text));
     } catch (error) {
       return this.refuse(reply, surface, 400, `malformed JSON body: ${(error as Error).message}`);
     }
-    // Everything the receipt will hold is checked before the provider sees the request: canonical
-    // JSON, the receipt's hash and PostgreSQL cannot take a lone surrogate (one regex scan of the
-    // text when there is none); the engine bounds the rest (RECEIPT_LIMITS).
-    const illFormed = illFormedPathInJson(received.text, body);
     if (illFormed !== undefined) {
       return this.refuse(reply, surface, 400, `${illFormed}: ${LONE_SURROGATE}`);
     }
@@ -269,6 +269,7 @@ export class MediatingProxy {
     };
     if (trace) record.trace = trace;
     if (loop) record.hosted = loop;
+    this.receipts.draft(record);
     metrics.mediationSeconds.observe({ surface }, mediationMs / 1000);
     if (mediation.stream) await this.forwardStream(record, call, reply);
     else await this.forwardJson(record, call, reply);
@@ -289,7 +290,6 @@ export class MediatingProxy {
       const text = await response.body.text();
       trace?.upstreamEnded();
       const upstreamMs = performance.now() - record.sentAt;
-      this.deps.metrics.upstreamSeconds.observe({ surface }, upstreamMs / 1000);
       const headers = passedHeaders(response.headers, {});
       const status = response.statusCode;
       if (status >= 400) {
@@ -317,6 +317,8 @@ export class MediatingProxy {
       return this.answerUpstreamFailure(record, reply, error);
     }
     await this.answerJson(record, reply, payload, finished);
+    // Counted once the agent has its answer: off the path to it.
+    this.deps.metrics.upstreamSeconds.observe({ surface }, finished.upstreamMs / 1000);
   }
 
   /**
@@ -437,10 +439,10 @@ export class MediatingProxy {
       return this.refuse(reply, record.surface, recorded.status, recorded.message, { headers });
     }
     const { status } = finished;
-    this.deps.metrics.requests.inc({ surface: record.surface, status: String(status) });
     const headers = finished.headers ?? {};
     headers[RECEIPT_HEADER] = record.id;
     sendJson(reply, status, payload, headers);
+    this.deps.metrics.requests.inc({ surface: record.surface, status: String(status) });
     this.released.release(finished.evidence, this.now());
   }
 

@@ -1,10 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import type {
-  HostedEvidence,
-  MediationResult,
-  ProviderSurface,
-  ReceiptIdentity,
-  ResponseEvidence,
+import {
+  type HostedEvidence,
+  type MediationResult,
+  type ProviderSurface,
+  ReceiptDraft,
+  type ReceiptEnd,
+  type ReceiptIdentity,
+  type ResponseEvidence,
 } from '@toolgate/core';
 import type { Logger } from 'pino';
 import type { ActiveBundle } from '../bundle/bundle-store.ts';
@@ -30,6 +32,8 @@ export interface RequestRecord {
   trace?: RequestTrace;
   /** The tool loop, when the request offered gateway-hosted tools: its rounds go in the receipt. */
   hosted?: { evidence(): HostedEvidence | undefined };
+  /** The receipt's request side, drafted while the provider works (`RequestReceipts.draft`). */
+  draft?: ReceiptDraft;
 }
 
 export interface Finished {
@@ -74,10 +78,35 @@ export class RequestReceipts {
    * past the checks: a bug, but the provider has been called), an error receipt takes its place,
    * so the forwarded request is still on record, and the agent gets an error too.
    */
+  /**
+   * Builds and serializes the receipt's request side now (call it once the provider has the
+   * request: it works meanwhile), so that less is left between its answer and the agent's. A
+   * draft that cannot be made is left out: `record` then builds the whole receipt, and says why
+   * it cannot.
+   */
+  draft(record: RequestRecord): void {
+    if (this.deps.recorder.drafts === false) return;
+    try {
+      record.draft = new ReceiptDraft({
+        id: record.id,
+        gateway: this.deps.gateway,
+        receivedAt: new Date(record.receivedAt).toISOString(),
+        identity: record.identity,
+        bundleEtag: record.active.etag,
+        mediation: record.mediation,
+      });
+    } catch {
+      // The full build in `record` fails the same way and handles it.
+    }
+  }
+
   async record(record: RequestRecord, finished: Finished): Promise<Recorded> {
     try {
+      const { draft } = record;
       await this.deps.recorder.record(
-        this.receiptInput(record, finished),
+        draft
+          ? { id: record.id, draft, end: this.receiptEnd(record, finished) }
+          : this.receiptInput(record, finished),
         record.mediation.schemas,
       );
       return RECORDED;
@@ -134,25 +163,35 @@ export class RequestReceipts {
   }
 
   private receiptInput(record: RequestRecord, finished: Finished) {
-    const hosted = record.hosted?.evidence();
     return {
       id: record.id,
       gateway: this.deps.gateway,
       receivedAt: new Date(record.receivedAt).toISOString(),
+      identity: record.identity,
+      bundleEtag: record.active.etag,
+      mediation: record.mediation,
+      ...this.receiptEnd(record, finished),
+    };
+  }
+
+  /** How the request ended, as its receipt records it. */
+  private receiptEnd(record: RequestRecord, finished: Finished): ReceiptEnd {
+    const hosted = record.hosted?.evidence();
+    const end: ReceiptEnd = {
       completedAt: new Date(this.deps.now()).toISOString(),
       latencyMs: {
         total: round(performance.now() - record.started),
         mediation: round(record.mediationMs),
         upstream: round(finished.upstreamMs),
       },
-      identity: record.identity,
-      bundleEtag: record.active.etag,
-      mediation: record.mediation,
-      outcome: { status: finished.status, ...(finished.error ? { error: finished.error } : {}) },
-      ...(finished.evidence ? { response: finished.evidence } : {}),
+      outcome: finished.error
+        ? { status: finished.status, error: finished.error }
+        : { status: finished.status },
       toolResults: this.deps.released.elapsed(record.mediation.toolResults, record.receivedAt),
       ...(hosted ? { hosted } : {}),
     };
+    if (finished.evidence) end.response = finished.evidence;
+    return end;
   }
 }
 

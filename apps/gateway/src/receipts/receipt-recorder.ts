@@ -3,6 +3,9 @@ import {
   buildReceiptBody,
   chainReceiptJson,
   type JsonObject,
+  type ReceiptBody,
+  type ReceiptDraft,
+  type ReceiptEnd,
   type ReceiptInput,
   type ToolSet,
 } from '@toolgate/core';
@@ -28,12 +31,28 @@ function randomHex8(): string {
   return hex;
 }
 
+/**
+ * A receipt whose request side was drafted while the provider worked (`ReceiptDraft`), and how
+ * the request ended: the same receipt as the `ReceiptInput` of both, with less left to do once
+ * the answer is in.
+ */
+export interface DraftedReceipt {
+  id: string;
+  draft: ReceiptDraft;
+  end: ReceiptEnd;
+}
+
+/** What a sink records: a receipt's whole input, or its draft and end. */
+export type ReceiptToRecord = ReceiptInput | DraftedReceipt;
+
 /** Where the proxy hands each finished request's receipt. */
 export interface ReceiptSink {
   /** True when a receipt would be refused: checked before calling the provider. */
   full(): boolean;
   /** Resolves with the receipt id once the receipt is durable. */
-  record(input: ReceiptInput, schemas: ReadonlyMap<string, JsonObject>): Promise<string>;
+  record(input: ReceiptToRecord, schemas: ReadonlyMap<string, JsonObject>): Promise<string>;
+  /** False when the sink records nothing (`RECEIPTS=off`): the proxy drafts no receipts for it. */
+  readonly drafts?: boolean;
 }
 
 /**
@@ -41,11 +60,13 @@ export interface ReceiptSink {
  * (same gateway, receipts on vs off); the gateway warns loudly at start when it is set.
  */
 export class DisabledReceipts implements ReceiptSink {
+  readonly drafts = false;
+
   full(): boolean {
     return false;
   }
 
-  async record(input: ReceiptInput): Promise<string> {
+  async record(input: ReceiptToRecord): Promise<string> {
     return input.id;
   }
 }
@@ -61,6 +82,11 @@ export class ReceiptRecorder implements ReceiptSink {
   private readonly scheduled = new Set<string>();
   /** Tool set hashes already handed to the spool by this process (they ship with a batch). */
   private readonly scheduledToolSets = new Set<string>();
+  /**
+   * The last schema map found wholly scheduled: agents resend the same tools, and the engine's
+   * memoized outcome hands the same map each time, so its 50-odd hashes are not looked up again.
+   */
+  private scheduledMap: ReadonlyMap<string, JsonObject> | undefined;
 
   constructor(private readonly spool: Spool<SpooledReceipt>) {}
 
@@ -74,36 +100,51 @@ export class ReceiptRecorder implements ReceiptSink {
     return `rcpt_${now.toString(36).padStart(10, '0')}${randomHex8()}`;
   }
 
-  async record(input: ReceiptInput, schemas: ReadonlyMap<string, JsonObject>): Promise<string> {
-    const body = buildReceiptBody(input);
+  async record(input: ReceiptToRecord, schemas: ReadonlyMap<string, JsonObject>): Promise<string> {
+    const drafted = 'draft' in input;
+    const body = drafted ? undefined : buildReceiptBody(input);
     const pending: Record<string, JsonObject> = {};
-    for (const [hash, declaration] of schemas) {
-      if (!this.scheduled.has(hash)) pending[hash] = declaration;
+    if (schemas !== this.scheduledMap) {
+      for (const [hash, declaration] of schemas) {
+        if (!this.scheduled.has(hash)) pending[hash] = declaration;
+      }
     }
     // Reading the chain head and appending happen in one synchronous step: concurrent requests
     // cannot fork the chain.
-    const chained = chainReceiptJson(body, this.spool.chainHead());
+    const head = this.spool.chainHead();
+    const chained = drafted
+      ? input.draft.chainJson(input.end, head)
+      : chainReceiptJson(body as ReceiptBody, head);
     const toolSets: Record<string, ToolSet> = {};
     if (!this.scheduledToolSets.has(chained.toolSetHash)) {
       toolSets[chained.toolSetHash] = chained.toolSet;
     }
     const payload = spooledReceiptPieces({
-      id: body.id,
+      id: input.id,
       hash: chained.hash,
       receiptJson: chained.json,
       schemas: pending,
       toolSets,
     });
     // A record a full spool dropped carried nothing: the next one must carry the same again.
-    if (!(await this.spool.appendEncoded(payload, chained.hash))) return body.id;
-    remember(this.scheduled, Object.keys(pending), MAX_TRACKED_SCHEMAS);
+    if (!(await this.spool.appendEncoded(payload, chained.hash))) return input.id;
+    if (schemas !== this.scheduledMap) {
+      const cleared = remember(this.scheduled, Object.keys(pending), MAX_TRACKED_SCHEMAS);
+      // Every hash of this map is scheduled now, unless the set was just cleared.
+      this.scheduledMap = cleared ? undefined : schemas;
+    }
     remember(this.scheduledToolSets, Object.keys(toolSets), MAX_TRACKED_TOOL_SETS);
-    return body.id;
+    return input.id;
   }
 }
 
-/** Forgetting costs only a second copy in the spool: the set is cleared when it grows too big. */
-function remember(set: Set<string>, hashes: ReadonlyArray<string>, max: number): void {
-  if (set.size > max) set.clear();
+/**
+ * Forgetting costs only a second copy in the spool: the set is cleared when it grows too big
+ * (then true).
+ */
+function remember(set: Set<string>, hashes: ReadonlyArray<string>, max: number): boolean {
+  const cleared = set.size > max;
+  if (cleared) set.clear();
   for (const hash of hashes) set.add(hash);
+  return cleared;
 }

@@ -18,7 +18,13 @@ import { fileURLToPath } from 'node:url';
 import { type Receipt, verifyChain } from '@toolgate/core';
 import { until } from '@toolgate/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SpoolClosedError, SpoolCorruptError, SpoolFullError, SpoolLockedError } from './errors.ts';
+import {
+  SpoolClosedError,
+  SpoolCorruptError,
+  SpoolFailedError,
+  SpoolFullError,
+  SpoolLockedError,
+} from './errors.ts';
 import { Spool, type SpoolOptions } from './spool.ts';
 import { fakeReceipt } from './testing/fake-receipt.ts';
 
@@ -150,6 +156,28 @@ describe('Spool: append, pending, ack', () => {
     }
     expect(await quick.pending(100)).toHaveLength(30); // across rotated segments too
     expect(quick.stats().segments).toBeGreaterThan(1);
+  });
+
+  it('interval: a write that fails refuses that append and every later one', async () => {
+    const spool = await openSpool({ fsync: 'interval', fsyncIntervalMs: 600_000 });
+    await appendChain(spool, 3);
+    // The segment's descriptor made read-only underneath: the next write fails (EBADF).
+    const active = (spool as unknown as { active: { handle: unknown } }).active;
+    const writable = active.handle;
+    const readOnly = await open(join(dir, (await segmentFiles())[0] as string), 'r');
+    active.handle = readOnly;
+    try {
+      await expect(spool.append(fakeReceipt('r-0003', spool.chainHead()))).rejects.toBeInstanceOf(
+        SpoolFailedError,
+      );
+    } finally {
+      active.handle = writable;
+      await readOnly.close();
+    }
+    // The segment is writable again, but its tail is unknown: the spool stays stopped.
+    await expect(spool.append(fakeReceipt('r-0004', spool.chainHead()))).rejects.toBeInstanceOf(
+      SpoolFailedError,
+    );
   });
 
   it('refuses work after close', async () => {

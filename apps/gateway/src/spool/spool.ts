@@ -281,6 +281,21 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
     this.head = hash;
     this.unackedBytes += size;
     const pieces = encodeRecord(seq, appendedAt, parts);
+    if (this.fsyncMode === 'interval' && !this.flushing && this.activeTakes(size)) {
+      // Nothing queued or being written, and no new segment needed: written in this step, as
+      // `drainQueue` would write a batch of one (the same bytes, place and fsync schedule),
+      // without its queue entry and chain of promises on the way to the agent's answer.
+      try {
+        this.writeNow(pieces, size, appendedAt, hash);
+      } catch (error) {
+        this.failure = new SpoolFailedError(error);
+        this.log.error({ err: error, dir: this.dir }, 'spool write failed; appends now refused');
+        throw this.failure;
+      }
+      this.writtenSeq = seq;
+      this.scheduleSync();
+      return true;
+    }
     await new Promise<void>((resolve, reject) => {
       this.queue.push({ seq, pieces, size, appendedAt, hash, resolve, reject });
       this.scheduleFlush();
@@ -482,6 +497,24 @@ export class Spool<T extends ChainedReceipt = ChainedReceipt> {
       chunkBytes += item.size;
     }
     await this.writeChunk(chunk);
+  }
+
+  /** Whether the active segment takes `size` more bytes now (else `writeBatch` rotates first). */
+  private activeTakes(size: number): boolean {
+    const active = this.active;
+    return (
+      active.handle !== null && (active.count === 0 || active.size + size <= this.segmentBytes)
+    );
+  }
+
+  /** One record into the active segment, synchronously (`'interval'` mode's fast path). */
+  private writeNow(pieces: Buffer[], size: number, appendedAt: number, hash: string): void {
+    const active = this.active;
+    const handle = active.handle;
+    if (handle === null) throw new Error(`segment ${active.path} is not open for appending`);
+    const position = active.size;
+    active.place(size, appendedAt, hash);
+    writeAllSync(handle.fd, pieces, position);
   }
 
   private async writeChunk(chunk: QueuedAppend[]): Promise<void> {

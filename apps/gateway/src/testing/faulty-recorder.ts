@@ -1,5 +1,9 @@
-import { CanonicalJsonError, type JsonObject, type ReceiptInput } from '@toolgate/core';
-import type { ReceiptRecorder, ReceiptSink } from '../receipts/receipt-recorder.ts';
+import { CanonicalJsonError, type JsonObject } from '@toolgate/core';
+import type {
+  ReceiptRecorder,
+  ReceiptSink,
+  ReceiptToRecord,
+} from '../receipts/receipt-recorder.ts';
 import { SpoolFailedError } from '../spool/errors.ts';
 
 export type RecorderMode = 'pass' | 'gate' | 'spool-fails' | 'build-fails-once';
@@ -29,7 +33,7 @@ export class FaultyRecorder implements ReceiptSink {
     return false;
   }
 
-  async record(input: ReceiptInput, schemas: ReadonlyMap<string, JsonObject>): Promise<string> {
+  async record(input: ReceiptToRecord, schemas: ReadonlyMap<string, JsonObject>): Promise<string> {
     if (this.mode === 'gate') await this.gate;
     if (this.mode === 'spool-fails') throw new SpoolFailedError(new Error('EIO: disk gone'));
     if (this.mode === 'build-fails-once') {

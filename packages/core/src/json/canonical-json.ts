@@ -48,13 +48,60 @@ export function canonicalize(value: unknown): string {
     if (out === undefined) throw new Failure(`${describe(value)} has no JSON representation`);
     return out;
   } catch (error) {
+    if (error instanceof Failure) throw canonicalJsonError(error);
+    throw error;
+  }
+}
+
+function canonicalJsonError(failure: Failure): CanonicalJsonError {
+  const path = formatPath(failure.segments);
+  const where = path === '' ? 'the top-level value' : path;
+  return new CanonicalJsonError(`Cannot canonicalize ${where}: ${failure.message}`, path);
+}
+
+/** A member's value and its canonical text, computed earlier (see {@link canonicalizeMembers}). */
+export interface KnownMember {
+  value: unknown;
+  text: string;
+}
+
+/**
+ * `canonicalize(object)` for a plain object some of whose members' canonical texts are known
+ * already: a member whose value is identical (`===`) to the known one's takes its text, the rest
+ * are serialized here. The same text as `canonicalize(object)` (a canonical object is its members'
+ * canonical texts in sorted key order), with the same errors. For a receipt whose request side was
+ * serialized while the provider worked.
+ */
+export function canonicalizeMembers(
+  object: Readonly<Record<string, unknown>>,
+  known: ReadonlyMap<string, KnownMember>,
+): string {
+  const keys = Object.keys(object);
+  keys.sort();
+  const stack: object[] = [object];
+  let out = '{';
+  let sep = '';
+  let k = '';
+  try {
+    for (k of keys) {
+      const value = object[k];
+      const member = known.get(k);
+      const text =
+        member !== undefined && member.value === value
+          ? member.text
+          : serialize(value, k, stack, 1);
+      if (text === undefined) continue;
+      out += `${sep}${quoteCached(k, 'key')}:${text}`;
+      sep = ',';
+    }
+  } catch (error) {
     if (error instanceof Failure) {
-      const path = formatPath(error.segments);
-      const where = path === '' ? 'the top-level value' : path;
-      throw new CanonicalJsonError(`Cannot canonicalize ${where}: ${error.message}`, path);
+      error.segments.push(k);
+      throw canonicalJsonError(error);
     }
     throw error;
   }
+  return `${out}}`;
 }
 
 /** Internal: thrown at the failing value; each enclosing container adds its key on the way out. */

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { malformedJson, readableFailure } from '../testing/hostile-json.ts';
 import { jsonObjectUtf8, jsonTextWithRemembered, knownJsonText } from './json-text.ts';
 import { RequestParser, topLevelValueStart, valueEnd } from './request-parser.ts';
+import { illFormedPathInJson } from './well-formed-text.ts';
 
 const TOOLS = [
   { type: 'function', function: { name: 'a', parameters: { type: 'object' } } },
@@ -86,6 +87,35 @@ describe('RequestParser', () => {
       }),
       { numRuns: 400, reporter: readableFailure((raw) => raw) },
     );
+  });
+
+  describe('parseRequest: the lone-surrogate check, a known list scanned once', () => {
+    // A list whose text holds a lone surrogate escape (refused, but learned by the parser).
+    const badList = '[{"name":"a","description":"\\ud800x"}]';
+    const pairedList = '[{"name":"a","description":"\\ud83d\\ude00"}]';
+    it.each([
+      ['nothing ill-formed', `{"model":"m","tools":${toolsText}}`],
+      ['a lone surrogate before the known list', `{"model":"\\udc00","tools":${toolsText}}`],
+      ['a lone surrogate after it', `{"tools":${toolsText},"messages":[{"content":"a\\ud800"}]}`],
+      ['a lone surrogate in a key after it', `{"tools":${toolsText},"\\ud800":1}`],
+      ['a paired escape after it (not ill-formed)', `{"tools":${toolsText},"m":"\\ud83d\\ude00"}`],
+      ['a known list holding a lone surrogate', `{"model":"m","tools":${badList}}`],
+      ['a known list holding a paired escape', `{"model":"m","tools":${pairedList}}`],
+      ['an unknown list', `{"tools":[{"x":"\\udfff"}]}`],
+      ['no tools', `{"model":"\\ud800"}`],
+    ])('is illFormedPathInJson: %s', (_name, raw) => {
+      const parser = warmParser();
+      parser.parse(`{"tools":${badList}}`);
+      parser.parse(`{"tools":${pairedList}}`);
+      const checked = parser.parseRequest(raw);
+      expect(checked.body).toEqual(JSON.parse(raw));
+      expect(checked.illFormedPath).toBe(illFormedPathInJson(raw, JSON.parse(raw)));
+    });
+
+    it('names the field the full check names', () => {
+      const raw = `{"tools":${toolsText},"messages":[{"content":"a\\ud800"}]}`;
+      expect(warmParser().parseRequest(raw).illFormedPath).toBe('messages[0].content');
+    });
   });
 
   it('keeps at most 16 lists, most recently used first', () => {

@@ -1,6 +1,7 @@
 import { deepFreeze } from './deep-freeze.ts';
 import { PROCESS_NONCE, rememberJsonText } from './json-text.ts';
 import type { JsonValue } from './json-value.ts';
+import { illFormedPath, jsonTextMayHoldLoneSurrogate } from './well-formed-text.ts';
 
 /** How many distinct tool lists are kept, and the longest one worth keeping (characters). */
 const MAX_LISTS = 16;
@@ -9,6 +10,15 @@ const MAX_LIST_CHARS = 1 << 20;
 interface KnownList {
   text: string;
   value: ReadonlyArray<JsonValue>;
+  /** Whether the list's text holds a `\uD8xx`-style escape (a lone surrogate may hide there). */
+  escapes: boolean;
+}
+
+/** A parsed request and the first field holding a lone surrogate, if any. */
+export interface CheckedRequest {
+  body: unknown;
+  /** `illFormedPathInJson(raw, body)`: the path of the first lone surrogate, or undefined. */
+  illFormedPath: string | undefined;
 }
 
 /**
@@ -47,26 +57,38 @@ export class RequestParser {
   }
 
   parse(raw: string): unknown {
+    return this.parseRequest(raw).body;
+  }
+
+  /**
+   * `parse`, and the lone-surrogate check of `illFormedPathInJson(raw, body)` with the same
+   * result: when the tool list is a known one whose text holds no surrogate escape, only the
+   * text around it is scanned (a JSON string lies wholly inside the array or wholly outside it),
+   * not its ~24 KB again on every request.
+   */
+  parseRequest(raw: string): CheckedRequest {
     const start = this.toolsStart(raw);
-    if (start < 0 || raw.charCodeAt(start) !== OPEN_BRACKET) return JSON.parse(raw);
+    if (start < 0 || raw.charCodeAt(start) !== OPEN_BRACKET) return checked(raw, JSON.parse(raw));
     const list = this.lookup(raw, start);
     if (!list) {
       const body: unknown = JSON.parse(raw);
       this.learn(raw, start);
-      return body;
+      return checked(raw, body);
     }
+    const before = raw.slice(0, start);
+    const after = raw.slice(start + list.text.length);
     let body: unknown;
     try {
-      body = JSON.parse(
-        raw.slice(0, start) + this.markerText + raw.slice(start + list.text.length),
-      );
+      body = JSON.parse(before + this.markerText + after);
     } catch {
-      return JSON.parse(raw);
+      return checked(raw, JSON.parse(raw));
     }
     const holder = isObject(body) && this.within !== undefined ? body[this.within] : body;
-    if (!isObject(holder) || holder.tools !== this.marker) return JSON.parse(raw);
+    if (!isObject(holder) || holder.tools !== this.marker) return checked(raw, JSON.parse(raw));
     holder.tools = list.value as JsonValue[];
-    return body;
+    const mayHold =
+      list.escapes || jsonTextMayHoldLoneSurrogate(before) || jsonTextMayHoldLoneSurrogate(after);
+    return { body, illFormedPath: mayHold ? illFormedPath(body) : undefined };
   }
 
   /** Where the `tools` array's text starts (at the top level, or in `within`'s object), or -1. */
@@ -105,9 +127,16 @@ export class RequestParser {
     const frozen = deepFreeze(value);
     // The text as sent may differ from JSON.stringify's (whitespace); remember the latter.
     rememberJsonText(frozen);
-    this.known.unshift({ text, value: frozen });
+    this.known.unshift({ text, value: frozen, escapes: jsonTextMayHoldLoneSurrogate(text) });
     if (this.known.length > MAX_LISTS) this.known.pop();
   }
+}
+
+function checked(raw: string, body: unknown): CheckedRequest {
+  return {
+    body,
+    illFormedPath: jsonTextMayHoldLoneSurrogate(raw) ? illFormedPath(body) : undefined,
+  };
 }
 
 const OPEN_BRACE = 0x7b;

@@ -50,10 +50,50 @@ export interface ReceiptInput {
  * before the provider is called.
  */
 export function buildReceiptBody(input: ReceiptInput): ReceiptBody {
-  const { mediation } = input;
   const notes = new StorableNotes();
-  const model = notes.text('model', mediation.model, RECEIPT_LIMITS.model, true);
-  const identity = storableIdentity(input.identity, notes);
+  return receiptBodyOf(input, receiptHead(input, notes), notes);
+}
+
+/**
+ * The parts of a receipt body known when the request is sent (see `ReceiptDraft`): the model and
+ * identity as a receipt may hold them (their notes come first, in this order) and the bundle.
+ */
+export interface ReceiptHead {
+  model: string;
+  identity: ReceiptIdentity;
+  bundle: ReceiptBody['bundle'];
+}
+
+/** @internal The request side of {@link buildReceiptBody}; `notes` collects what it changed. */
+export function receiptHead(
+  input: Pick<ReceiptInput, 'mediation' | 'identity' | 'bundleEtag'>,
+  notes: StorableNotes,
+): ReceiptHead {
+  const { mediation } = input;
+  return {
+    model: notes.text('model', mediation.model, RECEIPT_LIMITS.model, true),
+    identity: storableIdentity(input.identity, notes),
+    bundle: { etag: input.bundleEtag, policies: [...mediation.policies] },
+  };
+}
+
+/** The parts of a receipt body that depend on how the request ended (see `ReceiptDraft`). */
+export interface ReceiptTail {
+  outcome: ReceiptBody['outcome'];
+  response: ResponseEvidence | undefined;
+  tool_results: ReceiptBody['tool_results'];
+  mcp: McpEvidence | undefined;
+  hosted: ReceiptBody['hosted'];
+  redacted_paths: string[];
+  /** Undefined when nothing was cut. */
+  truncated_paths: string[] | undefined;
+}
+
+/** @internal The end side of {@link buildReceiptBody}, after {@link receiptHead} with the same notes. */
+export function receiptTail(
+  input: Pick<ReceiptInput, 'outcome' | 'response' | 'toolResults' | 'mcp' | 'hosted'>,
+  notes: StorableNotes,
+): ReceiptTail {
   const error =
     input.outcome.error === undefined
       ? undefined
@@ -77,29 +117,41 @@ export function buildReceiptBody(input: ReceiptInput): ReceiptBody {
     redacted_paths.length = RECEIPT_LIMITS.redactedPaths;
     notes.cut('redacted_paths', true);
   }
+  const status = input.outcome.status;
+  return {
+    outcome: error === undefined ? { status } : { status, error },
+    response,
+    tool_results,
+    mcp,
+    hosted: input.hosted,
+    redacted_paths,
+    truncated_paths: notes.truncated.length > 0 ? notes.truncated : undefined,
+  };
+}
+
+function receiptBodyOf(input: ReceiptInput, head: ReceiptHead, notes: StorableNotes): ReceiptBody {
+  const { mediation } = input;
+  const tail = receiptTail(input, notes);
   return {
     schema: 'toolgate.receipt.v2',
     id: input.id,
     gateway: input.gateway,
     surface: mediation.response.surface,
-    model,
+    model: head.model,
     stream: mediation.stream,
     timestamps: { received_at: input.receivedAt, completed_at: input.completedAt },
     latency_ms: input.latencyMs,
-    identity,
-    bundle: { etag: input.bundleEtag, policies: [...mediation.policies] },
-    outcome: {
-      status: input.outcome.status,
-      ...(error !== undefined ? { error } : {}),
-    },
+    identity: head.identity,
+    bundle: head.bundle,
+    outcome: tail.outcome,
     ...(mediation.mediation ? { wardwright_tool_mediation: mediation.mediation } : {}),
     tools: mediation.tools,
-    ...(response ? { response } : {}),
-    ...(tool_results ? { tool_results } : {}),
-    ...(mcp ? { mcp } : {}),
-    ...(input.hosted ? { hosted: input.hosted } : {}),
-    redacted_paths,
-    ...(notes.truncated.length > 0 ? { truncated_paths: notes.truncated } : {}),
+    ...(tail.response ? { response: tail.response } : {}),
+    ...(tail.tool_results ? { tool_results: tail.tool_results } : {}),
+    ...(tail.mcp ? { mcp: tail.mcp } : {}),
+    ...(tail.hosted ? { hosted: tail.hosted } : {}),
+    redacted_paths: tail.redacted_paths,
+    ...(tail.truncated_paths ? { truncated_paths: tail.truncated_paths } : {}),
   };
 }
 
