@@ -15,6 +15,7 @@ import {
   StoredRows,
 } from './api-receipts-copy.ts';
 import { queryBench } from './api-receipts-queries.ts';
+import { withCpuProfile } from './cpu-profile.ts';
 import { CpuMeter } from './cpu-time.ts';
 import { type BenchResult, median } from './measure.ts';
 import { startApiOn } from './receipts-db.ts';
@@ -185,9 +186,11 @@ async function ingestBench(adminUrl: string): Promise<{ lines: string[]; passed:
       // Each variant starts from a collected heap: this process holds every prepared batch, and
       // a major collection landing in one variant's window would be charged to it.
       collectGarbage();
-      const http = await meter.measure(sequential.url, async () => {
-        for (const batch of posts) await sequential.post(batch);
-      });
+      const http = await meter.measure(sequential.url, () =>
+        withCpuProfile(`api-receipts-http-${round + 1}`, async () => {
+          for (const batch of posts) await sequential.post(batch);
+        }),
+      );
       const conc = await timed(() => Promise.all(posts.map((batch) => concurrent.post(batch))));
       collectGarbage();
       const floorLoad = await meter.measure(floor.url, () => floor.load(copies));

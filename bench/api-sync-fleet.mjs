@@ -1,33 +1,60 @@
-// The simulated fleet of `pnpm bench api-sync`, in a worker thread: a real fleet's long-polls
-// come from other machines, so reading 1,000 answers must not share the API's event loop (the
-// bench hosts the API in its main thread). Plain JavaScript, so the worker needs no TypeScript
-// loader. Per round ('round' message): long-polls every gateway with the ETag it holds and
+// A share of the simulated fleet of `pnpm bench api-sync`, in a worker thread: a real fleet's
+// long-polls come from other machines, so reading 1,000 answers must not share the API's event
+// loop (the bench hosts the API in its main thread), and the fleet is spread over several
+// workers so that no one event loop's backlog is taken for the API's latency. Plain JavaScript,
+// so the worker needs no TypeScript loader. node:http, not fetch: its parser is native and an
+// answer's 'response' event comes as its headers are read, with no stream machinery between.
+// Per round ('round' message): long-polls each of its gateways with the ETag it holds and
 // answers { type: 'received', at } — per gateway, the wall-clock time (ms since the epoch,
-// comparable across threads) at which the new bundle's headers arrived — or { type: 'failed' }.
+// comparable across threads) at which the new bundle's status line and headers arrived — or
+// { type: 'failed' }. A gateway counts only once its whole body has been read, its status is 200
+// and its ETag is a new one.
+import http from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 
 const { url, fleet } = workerData;
 const now = () => performance.timeOrigin + performance.now();
-const bundleUrl = (name) => `${url}/apis/toolgate.dev/v1/gateways/${name}/bundle?wait=30`;
+const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
+const base = new URL(url);
 
-function round() {
-  return Promise.all(
-    fleet.map(async (gw) => {
-      const response = await fetch(bundleUrl(gw.name), {
+function poll(gw) {
+  return new Promise((resolve, reject) => {
+    const request = http.get(
+      {
+        agent,
+        host: base.hostname,
+        port: base.port,
+        path: `/apis/toolgate.dev/v1/gateways/${gw.name}/bundle?wait=30`,
         headers: { authorization: `Bearer ${gw.token}`, 'if-none-match': gw.etag },
-      });
-      const at = now();
-      await response.arrayBuffer();
-      if (response.status !== 200)
-        throw new Error(`${gw.name}: expected a new bundle, got ${response.status}`);
-      gw.etag = response.headers.get('etag') ?? '';
-      return at;
-    }),
-  );
+      },
+      (response) => {
+        const at = now();
+        let bytes = 0;
+        response.on('data', (chunk) => {
+          bytes += chunk.length;
+        });
+        response.on('error', reject);
+        response.on('end', () => {
+          const etag = response.headers.etag ?? '';
+          if (response.statusCode !== 200)
+            return reject(
+              new Error(`${gw.name}: expected a new bundle, got ${response.statusCode}`),
+            );
+          if (etag === '' || etag === gw.etag)
+            return reject(new Error(`${gw.name}: answered 200 without a new ETag`));
+          if (bytes !== Number(response.headers['content-length']))
+            return reject(new Error(`${gw.name}: body of ${bytes} bytes, not its content-length`));
+          gw.etag = etag;
+          resolve(at);
+        });
+      },
+    );
+    request.on('error', reject);
+  });
 }
 
 parentPort?.on('message', () => {
-  round().then(
+  Promise.all(fleet.map(poll)).then(
     (at) => parentPort?.postMessage({ type: 'received', at }),
     (error) => parentPort?.postMessage({ type: 'failed', message: error.message }),
   );

@@ -35,7 +35,20 @@ export class TokenRepository {
     tokenHash: string,
     now: Date,
   ): Promise<{ id: string; identityName: string } | undefined> {
-    const row = await this.prisma.client.apiToken.findUnique({ where: { tokenHash } });
+    // On every authenticated request: straight on the pool, not through Prisma's query compiler.
+    const { rows } = await this.prisma.pool.query<{
+      id: string;
+      identityName: string;
+      expiresAt: Date | null;
+      revokedAt: Date | null;
+    }>({
+      name: 'token-find-live',
+      text: `SELECT id, identity_name AS "identityName", expires_at AS "expiresAt",
+                    revoked_at AS "revokedAt"
+               FROM api_tokens WHERE token_hash = $1`,
+      values: [tokenHash],
+    });
+    const row = rows[0];
     if (!row || row.revokedAt || (row.expiresAt && row.expiresAt <= now)) return undefined;
     return { id: row.id, identityName: row.identityName };
   }

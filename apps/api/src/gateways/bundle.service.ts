@@ -7,7 +7,6 @@ import {
   canonicalize,
   deepFreeze,
   type HostedToolSpec,
-  hashCanonical,
   type IdentitySpec,
   type McpServerSpec,
   type McpServerStatus,
@@ -19,6 +18,7 @@ import {
 import { TokenRepository } from '../auth/token.repository.ts';
 import { ChangeNotifier } from '../database/change-notifier.ts';
 import { type ResourceRecord, ResourceRepository } from '../resources/resource.repository.ts';
+import { CanonicalObjectText, type EncodedMember, encodeMember } from './bundle-text.ts';
 
 /** Kinds whose changes can change some gateway's bundle. */
 const BUNDLE_KINDS = new Set([
@@ -34,6 +34,12 @@ const BUNDLE_KINDS = new Set([
 export interface VersionedBundle {
   bundle: GatewayBundle;
   etag: string;
+  /**
+   * The bundle's canonical text, UTF-8 encoded: what the ETag hashes and what the long-poll
+   * answers with, joined from parts encoded once per change (bundle-text.ts), so a fleet woken
+   * by one change is served without serializing or encoding the shared parts per gateway.
+   */
+  body(): Buffer;
 }
 
 /** Everything bundles are made of, loaded once per change and shared by every gateway. */
@@ -55,17 +61,31 @@ interface Snapshot {
 
 /**
  * Per snapshot: the parts every bundle shares, the policies each label set selects, and each
- * gateway's bundle. The shared parts are deeply frozen, so canonical JSON keeps their text and a
- * fleet woken by one apply hashes (and serves) each gateway's bundle by joining texts made once,
- * not by serializing contracts, profiles and identities again per gateway.
+ * gateway's bundle. The shared parts are deeply frozen and their canonical texts encoded once,
+ * so a fleet woken by one apply hashes (and serves) each gateway's bundle by joining buffers made
+ * once, not by serializing contracts, profiles and identities again per gateway.
  */
 interface SnapshotMemo {
-  shared?: Pick<
-    GatewayBundle,
-    'identities' | 'contracts' | 'profiles' | 'mcpServers' | 'hostedTools'
-  >;
-  selections: Map<string, GatewayBundle['policies']>;
+  shared?: SharedParts;
+  selections: Map<string, Selection>;
   bundles: Map<string, VersionedBundle>;
+}
+
+type SharedMembers = Pick<
+  GatewayBundle,
+  'apiVersion' | 'kind' | 'identities' | 'contracts' | 'profiles' | 'mcpServers' | 'hostedTools'
+>;
+
+/** The members every bundle shares, and each one's canonical text, encoded once. */
+interface SharedParts {
+  members: SharedMembers;
+  texts: Record<keyof SharedMembers, EncodedMember>;
+}
+
+/** The policies one label set selects, and their canonical text, encoded once. */
+interface Selection {
+  policies: GatewayBundle['policies'];
+  text: EncodedMember;
 }
 
 /**
@@ -79,6 +99,7 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
   private version = 0;
   private cached: { version: number; snapshot: Promise<Snapshot> } | undefined;
   private unsubscribe: (() => void) | undefined;
+  private parked = 0;
 
   constructor(
     @Inject(ResourceRepository) private readonly resources: ResourceRepository,
@@ -97,20 +118,30 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
     this.unsubscribe?.();
   }
 
+  /** Long-polls held right now, waiting for their gateway's bundle to change. */
+  get waiting(): number {
+    return this.parked;
+  }
+
   async current(gatewayName: string): Promise<VersionedBundle> {
     const snapshot = await this.snapshot();
     const known = snapshot.memo.bundles.get(gatewayName);
     if (known) return known;
     const gateway = snapshot.gateways.get(gatewayName)?.object;
     if (!gateway) throw new NotFoundError('Gateway', gatewayName);
+    const shared = sharedParts(snapshot);
+    const selection = selectedPolicies(snapshot, gateway.metadata.labels ?? {});
     const bundle: GatewayBundle = {
-      apiVersion: 'toolgate.dev/v1',
-      kind: 'GatewayBundle',
+      ...shared.members,
       gateway: gatewayName,
-      policies: selectedPolicies(snapshot, gateway.metadata.labels ?? {}),
-      ...sharedParts(snapshot),
+      policies: selection.policies,
     };
-    const versioned = { bundle, etag: hashCanonical(bundle) };
+    const text = new CanonicalObjectText({
+      ...shared.texts,
+      gateway: encodeMember(gatewayName),
+      policies: selection.text,
+    });
+    const versioned = { bundle, etag: text.hash(), body: () => text.toBuffer() };
     snapshot.memo.bundles.set(gatewayName, versioned);
     return versioned;
   }
@@ -176,6 +207,7 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
     });
     const onAbort = () => wake?.();
     signal.addEventListener('abort', onAbort);
+    this.parked++;
     try {
       while (!signal.aborted && Date.now() < deadline) {
         if (!dirty) {
@@ -195,6 +227,7 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
       }
       return undefined;
     } finally {
+      this.parked--;
       unsubscribe();
       signal.removeEventListener('abort', onAbort);
     }
@@ -202,10 +235,7 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
 }
 
 /** The policies `labels` select, in merged order (higher priority first, then by name). */
-function selectedPolicies(
-  snapshot: Snapshot,
-  labels: Record<string, string>,
-): GatewayBundle['policies'] {
+function selectedPolicies(snapshot: Snapshot, labels: Record<string, string>): Selection {
   const key = canonicalize(labels);
   const known = snapshot.memo.selections.get(key);
   if (known) return known;
@@ -223,16 +253,19 @@ function selectedPolicies(
       hash: record.specHash,
       spec,
     }));
-  const frozen = deepFreeze(selected);
-  snapshot.memo.selections.set(key, frozen);
-  return frozen;
+  const policies = deepFreeze(selected);
+  const selection = { policies, text: encodeMember(policies) };
+  snapshot.memo.selections.set(key, selection);
+  return selection;
 }
 
 /** Agent identities (no secrets: token hashes), contracts, profiles and MCP servers. */
-function sharedParts(snapshot: Snapshot): NonNullable<SnapshotMemo['shared']> {
+function sharedParts(snapshot: Snapshot): SharedParts {
   if (snapshot.memo.shared) return snapshot.memo.shared;
   const { identities, contracts, profiles, mcpServers, hostedTools, tokens } = snapshot;
-  const shared = deepFreeze({
+  const members: SharedMembers = deepFreeze({
+    apiVersion: 'toolgate.dev/v1',
+    kind: 'GatewayBundle',
     identities: identities
       .map((i) => ({ name: i.object.metadata.name, spec: i.object.spec as IdentitySpec }))
       .filter(({ spec }) => spec.roles.includes('agent'))
@@ -250,6 +283,10 @@ function sharedParts(snapshot: Snapshot): NonNullable<SnapshotMemo['shared']> {
     mcpServers,
     ...(hostedTools.length > 0 ? { hostedTools } : {}),
   });
+  const texts = Object.fromEntries(
+    Object.entries(members).map(([key, value]) => [key, encodeMember(value)]),
+  ) as SharedParts['texts'];
+  const shared = { members, texts };
   snapshot.memo.shared = shared;
   return shared;
 }

@@ -69,6 +69,9 @@ type SentToolSet = { ok: true; toolSet: ToolSet; json: string } | { ok: false; m
  */
 @Injectable()
 export class ReceiptIngestService {
+  /** Tool-set hashes this process has seen stored (committed): their sets skip the schema. */
+  private readonly storedToolSets = new RecentHashes(KNOWN_TOOL_SETS);
+
   constructor(@Inject(ReceiptsRepository) private readonly receipts: ReceiptsRepository) {}
 
   async ingest(
@@ -76,9 +79,6 @@ export class ReceiptIngestService {
     items: ReadonlyArray<unknown>,
     toolSets: Readonly<Record<string, unknown>> = {},
   ): Promise<ReceiptIngestResult[]> {
-    const sent = new Map<string, SentToolSet>(
-      Object.entries(toolSets).map(([hash, value]) => [hash, checkToolSet(hash, value)]),
-    );
     // Which ids may be stored already and which tool sets to look up are read off the items
     // as sent, unchecked (a lookup only): the checks themselves run chunk by chunk below.
     const unknown = new Set<string>();
@@ -87,13 +87,29 @@ export class ReceiptIngestService {
       const id = itemId(item);
       if (id !== '') ids.add(id);
       const hash = (item as { tool_set_hash?: unknown } | null)?.tool_set_hash;
-      if (typeof hash === 'string' && !sent.has(hash)) unknown.add(hash);
+      if (typeof hash === 'string' && !Object.hasOwn(toolSets, hash)) unknown.add(hash);
     }
-    const stored = await this.receipts.toolSets([...unknown]);
+    // A gateway sends each set again after it restarts, and a fleet's gateways send the same
+    // sets: one that is stored already is only hashed (its canonical text must hash to the name
+    // it was sent under, which is a set that passed the schema when it was stored), not checked
+    // against the schema again.
+    const sentHashes = Object.keys(toolSets);
+    const { storedSent, bodies: stored } = await this.receipts.toolSetsOfBatch(
+      sentHashes.filter((hash) => !this.storedToolSets.has(hash)),
+      [...unknown],
+    );
+    const sent = new Map<string, SentToolSet>();
     const newToolSets = new Map<string, string>();
-    for (const [hash, toolSet] of sent) if (toolSet.ok) newToolSets.set(hash, toolSet.json);
+    for (const hash of sentHashes) {
+      const known = storedSent.has(hash) || this.storedToolSets.has(hash);
+      const checked = (known ? checkStoredToolSet : checkToolSet)(hash, toolSets[hash]);
+      sent.set(hash, checked);
+      // Written all the same: the insert skips stored sets before parsing their JSON, and a set
+      // remembered here but gone from the database (restored from a backup) comes back.
+      if (checked.ok) newToolSets.set(hash, checked.json);
+    }
     try {
-      return await this.receipts.appendToChain(gateway, [...ids], newToolSets, (state) =>
+      const results = await this.receipts.appendToChain(gateway, [...ids], newToolSets, (state) =>
         linkBatch(
           gateway,
           items,
@@ -101,6 +117,10 @@ export class ReceiptIngestService {
           state,
         ),
       );
+      // Committed: every valid set sent is stored now, as is every set found stored.
+      for (const [hash, checked] of sent) if (checked.ok) this.storedToolSets.add(hash);
+      for (const hash of stored.keys()) this.storedToolSets.add(hash);
+      return results;
     } catch (error) {
       if (error instanceof ReceiptIdTakenError) {
         throw new ConflictError('Receipt', gateway, `${error.message}; retry the batch`);
@@ -206,6 +226,46 @@ function checkToolSet(hash: string, value: unknown): SentToolSet {
     return { ok: false, message: `${field}: strings must not contain U+0000` };
   }
   return { ok: true, toolSet: parsed.data, json };
+}
+
+/**
+ * A sent set filed under the hash of a set stored already: if its canonical text hashes to that
+ * name it is that set, which passed the schema when it was stored, so only the hash is checked.
+ */
+function checkStoredToolSet(hash: string, value: unknown): SentToolSet {
+  const field = `tool_sets["${hash}"]`;
+  let json: string;
+  try {
+    json = canonicalize(value);
+  } catch (error) {
+    return { ok: false, message: `${field}: cannot be hashed: ${(error as Error).message}` };
+  }
+  const actual = hashString(json);
+  if (actual !== hash) return { ok: false, message: `${field}: its content hashes to ${actual}` };
+  return { ok: true, toolSet: value as ToolSet, json };
+}
+
+/** How many stored tool-set hashes each API process remembers (~100 B each). */
+const KNOWN_TOOL_SETS = 50_000;
+
+/** A bounded set of recently seen hashes, the oldest forgotten first. */
+class RecentHashes {
+  private readonly hashes = new Set<string>();
+  constructor(private readonly capacity: number) {}
+
+  has(hash: string): boolean {
+    return this.hashes.has(hash);
+  }
+
+  add(hash: string): void {
+    if (this.hashes.has(hash)) {
+      this.hashes.delete(hash); // to the newest end
+    } else if (this.hashes.size >= this.capacity) {
+      const oldest = this.hashes.values().next().value;
+      if (oldest !== undefined) this.hashes.delete(oldest);
+    }
+    this.hashes.add(hash);
+  }
 }
 
 /** Puts a v2 receipt's tool set back in (for its columns); v1 receipts carry theirs. */

@@ -209,6 +209,44 @@ describe('receipt ingest', () => {
     ]);
   });
 
+  it('checks a tool set sent again by its hash: stored once, a doctored copy refused', async () => {
+    const client = await gateway('gw-set-again');
+    const chain = chainOf(bodies('gw-set-again', 4, 0, ['read_file', 'sent_again_sets']));
+    const { stored, toolSet } = compactReceipt(chain[0] as Receipt);
+    const hash = stored.tool_set_hash;
+    expect((await ingest(client, 'gw-set-again', chain.slice(0, 1))).map((r) => r.result)).toEqual([
+      'created',
+    ]);
+    // Sent again (a restarted gateway does): the stored set's hash, doctored content, refused.
+    const doctored = { ...toolSet, tools: toolSet.tools.slice(1) };
+    const [refused] = await call(client, 'receipts.ingest', {
+      params: { name: 'gw-set-again' },
+      body: {
+        receipts: [compactReceipt(chain[1] as Receipt).stored],
+        tool_sets: { [hash]: doctored },
+      },
+    }).then((answer) => answer.results);
+    expect(refused).toMatchObject({ result: 'rejected', reason: 'Invalid' });
+    expect(refused?.message).toContain(`tool_sets["${hash}"]: its content hashes to`);
+    // Sent again as it is: accepted, still stored once.
+    expect((await ingest(client, 'gw-set-again', chain.slice(1, 2))).map((r) => r.result)).toEqual([
+      'created',
+    ]);
+    // Gone from the database although this API saw it stored (a restore from an older backup):
+    // sent again, it is stored again, so the receipts after it resolve.
+    await db.query('DELETE FROM tool_sets WHERE hash = $1', [hash]);
+    expect((await ingest(client, 'gw-set-again', chain.slice(2))).map((r) => r.result)).toEqual([
+      'created',
+      'created',
+    ]);
+    const sets = await db.query('SELECT body FROM tool_sets WHERE hash = $1', [hash]);
+    expect(sets.rows.map((row) => hashCanonical(row.body))).toEqual([hash]);
+    const verification = await call(api.operator, 'receipts.verify', {
+      params: { name: 'gw-set-again' },
+    });
+    expect(verification).toMatchObject({ valid: true, checked: 4 });
+  });
+
   it('still takes toolgate.receipt.v1 receipts (tool set inline) and verifies them', async () => {
     const client = await gateway('gw-v1');
     const v1Chain: Receipt[] = [];

@@ -110,12 +110,30 @@ export class ReceiptsRepository {
     };
   }
 
-  /** Stored tool sets by hash (the ones found). */
-  async toolSets(hashes: ReadonlyArray<string>): Promise<Map<string, ToolSet>> {
-    if (hashes.length === 0) return new Map();
-    const rows = await this.prisma.client.$queryRaw<Array<{ hash: string; body: ToolSet }>>`
-      SELECT hash, body FROM tool_sets WHERE hash = ANY(${[...hashes]}::text[])`;
-    return new Map(rows.map((row) => [row.hash, row.body]));
+  /**
+   * One round trip for a batch's tool sets: which of `sent` are stored already (hashes only,
+   * their bodies stay in the database), and the stored bodies of `referenced`.
+   */
+  async toolSetsOfBatch(
+    sent: ReadonlyArray<string>,
+    referenced: ReadonlyArray<string>,
+  ): Promise<{ storedSent: Set<string>; bodies: Map<string, ToolSet> }> {
+    if (sent.length === 0 && referenced.length === 0) {
+      return { storedSent: new Set(), bodies: new Map() };
+    }
+    const { rows } = await this.prisma.pool.query<{ hash: string; body: ToolSet | null }>({
+      text: `SELECT hash, CASE WHEN hash = ANY($2::text[]) THEN body END AS body
+               FROM tool_sets WHERE hash = ANY($1::text[]) OR hash = ANY($2::text[])`,
+      values: [sent, referenced],
+    });
+    const storedSent = new Set<string>();
+    const bodies = new Map<string, ToolSet>();
+    const sentSet = new Set(sent);
+    for (const row of rows) {
+      if (sentSet.has(row.hash)) storedSent.add(row.hash);
+      if (row.body !== null) bodies.set(row.hash, row.body);
+    }
+    return { storedSent, bodies };
   }
 
   /**

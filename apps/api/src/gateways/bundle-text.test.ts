@@ -1,0 +1,44 @@
+import { canonicalize, hashCanonical } from '@toolgate/core';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CanonicalObjectText, encodeMember } from './bundle-text.ts';
+
+function joined(object: Record<string, unknown>) {
+  return new CanonicalObjectText(
+    Object.fromEntries(Object.entries(object).map(([key, value]) => [key, encodeMember(value)])),
+  );
+}
+
+describe('CanonicalObjectText', () => {
+  it('is byte for byte the canonical text of a bundle-shaped object, and hashes like it', () => {
+    const bundle = {
+      kind: 'GatewayBundle',
+      gateway: 'edge-ü-1',
+      apiVersion: 'toolgate.dev/v1',
+      policies: [{ name: 'p', generation: 2, hash: 'sha256:00', spec: { b: 1.5, a: -0 } }],
+      profiles: [],
+      identities: [{ name: 'alice', roles: ['agent'], type: 'human' }],
+      contracts: [{ z: '€😀', a: null }],
+      mcpServers: [],
+    };
+    const text = joined(bundle);
+    expect(text.toBuffer().toString('utf8')).toBe(canonicalize(bundle));
+    expect(text.byteLength).toBe(Buffer.byteLength(canonicalize(bundle)));
+    expect(text.hash()).toBe(hashCanonical(bundle));
+  });
+
+  it('orders keys by UTF-16 code units, as JCS does', () => {
+    const object = { b: 1, a: 2, A: 3, é: 4, '\u{1f600}': 5, '\uff61': 6, '': 7 };
+    expect(joined(object).toBuffer().toString('utf8')).toBe(canonicalize(object));
+  });
+
+  it('matches canonicalize for random objects', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 8 }), (object) => {
+        const normal = JSON.parse(JSON.stringify(object)) as Record<string, unknown>;
+        expect(joined(normal).toBuffer().toString('utf8')).toBe(canonicalize(normal));
+        expect(joined(normal).hash()).toBe(hashCanonical(normal));
+      }),
+    );
+  });
+});

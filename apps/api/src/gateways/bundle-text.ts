@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import { canonicalize } from '@toolgate/core';
+
+/** A member's canonical text, UTF-8 encoded once and shared by every object that holds it. */
+export type EncodedMember = Buffer;
+
+/** Encodes a value's canonical text once, for {@link CanonicalObjectText}. */
+export function encodeMember(value: unknown): EncodedMember {
+  return Buffer.from(canonicalize(value), 'utf8');
+}
+
+const memberPrefixes = new Map<string, Buffer>();
+
+/**
+ * The canonical (RFC 8785) text of an object whose members' canonical texts are already
+ * encoded: the members in JCS order (keys by UTF-16 code units) joined with the bytes between
+ * them, so the result is byte for byte `canonicalize(object)`, without serializing or encoding
+ * the shared members again. A fleet's bundles differ only in `gateway` and their policies: each
+ * is joined from a handful of buffers made once per change, and its ETag hashed over them.
+ */
+export class CanonicalObjectText {
+  readonly parts: readonly Buffer[];
+  readonly byteLength: number;
+
+  constructor(members: Readonly<Record<string, EncodedMember>>) {
+    const keys = Object.keys(members).sort(byCodeUnits);
+    const parts: Buffer[] = [];
+    keys.forEach((key, i) => {
+      parts.push(memberPrefix(key, i === 0), members[key] as Buffer);
+    });
+    parts.push(keys.length === 0 ? Buffer.from('{}') : CLOSE);
+    this.parts = parts;
+    this.byteLength = parts.reduce((n, part) => n + part.length, 0);
+  }
+
+  /** `sha256:` + the hex SHA-256 of the text: `hashCanonical(object)`. */
+  hash(): string {
+    const hash = createHash('sha256');
+    for (const part of this.parts) hash.update(part);
+    return `sha256:${hash.digest('hex')}`;
+  }
+
+  /** The text as one buffer. */
+  toBuffer(): Buffer {
+    return Buffer.concat(this.parts as Buffer[], this.byteLength);
+  }
+}
+
+const CLOSE = Buffer.from('}');
+
+/** `{"key":` for the first member, `,"key":` after it; a handful of keys, cached. */
+function memberPrefix(key: string, first: boolean): Buffer {
+  const id = `${first ? '{' : ','}${key}`;
+  let prefix = memberPrefixes.get(id);
+  if (!prefix) {
+    prefix = Buffer.from(`${first ? '{' : ','}${canonicalize(key)}:`, 'utf8');
+    memberPrefixes.set(id, prefix);
+  }
+  return prefix;
+}
+
+/** JCS orders keys by their UTF-16 code units, which is what `<` on strings compares. */
+function byCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
