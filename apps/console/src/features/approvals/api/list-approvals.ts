@@ -1,6 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { ApiClient } from '@toolgate/contract';
 import { type ApprovalState, approvalState, type ToolCallApproval } from '@toolgate/core';
+import { allPages, pageRequest } from '../../../shared/api/all-pages.ts';
 import { useApiClient } from '../../../shared/api/api-client.tsx';
 import { useCan } from '../../../shared/auth/session.tsx';
 import { approvalKeys } from './keys.ts';
@@ -13,16 +14,9 @@ export async function fetchApprovals(
   client: ApiClient,
   signal?: AbortSignal,
 ): Promise<ToolCallApproval[]> {
-  const items: ToolCallApproval[] = [];
-  let next: string | undefined;
-  do {
-    const page = await client.call('toolCallApprovals.list', {
-      query: { limit: 1000, ...(next ? { continue: next } : {}) },
-      ...(signal ? { signal } : {}),
-    });
-    items.push(...page.items);
-    next = page.metadata.continue;
-  } while (next);
+  const items = await allPages((next) =>
+    client.call('toolCallApprovals.list', pageRequest(next, signal)),
+  );
   return items.sort((a, b) => requestedAt(b).localeCompare(requestedAt(a)));
 }
 

@@ -1,6 +1,7 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { ApiClient } from '@toolgate/contract';
 import type { McpServer } from '@toolgate/core';
+import { allPages, pageRequest } from '../../../shared/api/all-pages.ts';
 import { useApiClient } from '../../../shared/api/api-client.tsx';
 import { mcpServerKeys } from './keys.ts';
 
@@ -9,16 +10,7 @@ export const MCP_REFRESH_MS = 5_000;
 
 /** Every McpServer, by name. */
 export async function fetchMcpServers(client: ApiClient, signal?: AbortSignal) {
-  const items: McpServer[] = [];
-  let next: string | undefined;
-  do {
-    const page = await client.call('mcpServers.list', {
-      query: { limit: 1000, ...(next ? { continue: next } : {}) },
-      ...(signal ? { signal } : {}),
-    });
-    items.push(...page.items);
-    next = page.metadata.continue;
-  } while (next);
+  const items = await allPages((next) => client.call('mcpServers.list', pageRequest(next, signal)));
   return items;
 }
 
