@@ -69,7 +69,11 @@ export interface ReceiptStack {
   unreceipted(
     forwarded: ReadonlyArray<Outcome>,
     timeoutMs?: number,
-  ): Promise<{ missing: Outcome[]; unexpected: string[] }>;
+  ): Promise<{
+    missing: Outcome[];
+    unexpected: string[];
+    storedTimes: (id: string | null) => number;
+  }>;
   close(): Promise<void>;
 }
 
@@ -130,7 +134,8 @@ export async function startReceiptStack(gatewayName: string): Promise<ReceiptSta
         reachedProvider: providerSeq() - before,
       };
     },
-    async unreceipted(forwarded, timeoutMs = 30_000) {
+    // Longer than the shipper's longest backoff (30 s ± 20 %): a slow API delays, never loses.
+    async unreceipted(forwarded, timeoutMs = 60_000) {
       const expected = forwarded.flatMap((o) => (o.receiptId ? [o.receiptId] : []));
       let stored: string[] = [];
       await until(
@@ -148,6 +153,7 @@ export async function startReceiptStack(gatewayName: string): Promise<ReceiptSta
       return {
         missing: forwarded.filter((o) => !o.receiptId || counts.get(o.receiptId) !== 1),
         unexpected: stored.filter((id) => !given.has(id)),
+        storedTimes: (id) => (id === null ? 0 : (counts.get(id) ?? 0)),
       };
     },
     async close() {

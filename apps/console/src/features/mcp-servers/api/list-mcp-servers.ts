@@ -1,6 +1,5 @@
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import type { ApiClient } from '@toolgate/contract';
-import type { McpServer } from '@toolgate/core';
 import { allPages, pageRequest } from '../../../shared/api/all-pages.ts';
 import { useApiClient } from '../../../shared/api/api-client.tsx';
 import { mcpServerKeys } from './keys.ts';
