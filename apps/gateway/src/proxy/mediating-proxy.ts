@@ -7,7 +7,6 @@ import {
   createStreamMediator,
   enforceResponseBody,
   holdActionableTail,
-  isJsonObject,
   jsonObjectUtf8,
   type MediationResult,
   mediateRequest,
@@ -33,12 +32,12 @@ import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
 import { failureClass, type RequestTrace, streamFailure } from '../tracing/request-trace.ts';
 import { type AgentBody, readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
 import { readAgentIdentity, UnreadableIdentityError } from './agent-identity.ts';
+import { AnswerJson } from './answer-json.ts';
 import { type GeminiRoute, readGeminiRoute } from './gemini-route.ts';
 import {
   errorMessage,
   passedHeaders,
   providerErrorJson,
-  safeJson,
   upstreamFailure,
 } from './provider-errors.ts';
 import {
@@ -87,12 +86,8 @@ export class MediatingProxy {
   private readonly now: () => number;
   /** Parses requests, reusing the work for tool lists seen before (agents resend them). */
   private readonly parser = new RequestParser();
-  /**
-   * For Responses answers, which echo the request's `tools` (the provider-visible declarations,
-   * the same text turn after turn): parsed like agent requests, so a known echo is not parsed
-   * again and its remembered text is written back without serializing it (docs/gateway.md).
-   */
-  private readonly answerParser = new RequestParser();
+  /** Reads and writes back JSON answers (a Responses answer's echoed tools reused). */
+  private readonly answers = new AnswerJson();
   /** When each allowed call reached its agent: times its result in the next turn's receipt. */
   private readonly released = new ReleasedCalls();
   private readonly receipts: RequestReceipts;
@@ -296,8 +291,7 @@ export class MediatingProxy {
         payload = sanitizeProviderError(surface, status, text);
         finished = { status, headers, error: scrubSecrets(errorMessage(text)), upstreamMs };
       } else {
-        const parsed =
-          surface === 'openai-responses' ? safeParse(this.answerParser, text) : safeJson(text);
+        const parsed = this.answers.parse(surface, text);
         if (parsed === undefined) {
           const error = 'upstream answered with malformed JSON';
           payload = providerErrorJson(surface, 502, error);
@@ -309,7 +303,7 @@ export class MediatingProxy {
             trace.answer(parsed);
             trace.evidence(enforced.evidence);
           }
-          payload = answerPayload(enforced.body);
+          payload = this.answers.payload(enforced.body);
           finished = { status, headers, evidence: enforced.evidence, upstreamMs };
         }
       }
@@ -518,21 +512,4 @@ const MAX_ERROR_MESSAGE = 1024;
  */
 function isTooDeep(error: unknown): boolean {
   return error instanceof RangeError && /call stack/i.test(error.message);
-}
-
-/** `JSON.parse` through `parser` (known tool lists reused), undefined when not JSON. */
-function safeParse(parser: RequestParser, text: string): unknown {
-  try {
-    return parser.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * The enforced answer as sent to the agent: exactly `JSON.stringify(body)`, with remembered texts
- * (a Responses answer's echoed `tools`) written as they are.
- */
-function answerPayload(body: unknown): string | Buffer {
-  return isJsonObject(body) ? Buffer.concat(jsonObjectUtf8(body)) : JSON.stringify(body);
 }

@@ -39,9 +39,9 @@ export function errorMessage(text: string): string {
   return typeof message === 'string' ? message : boundedText(text, 500);
 }
 
-export function safeJson(text: string): unknown {
+export function safeJson(text: string, parse: (text: string) => unknown = JSON.parse): unknown {
   try {
-    return JSON.parse(text) as unknown;
+    return parse(text);
   } catch {
     return undefined;
   }

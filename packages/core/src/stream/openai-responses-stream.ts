@@ -15,6 +15,7 @@ import type { ResponseContext } from '../response/response-context.ts';
 import { responsesErrorEvent } from './openai-responses-events.ts';
 import {
   driveStreamMediator,
+  parseEventData,
   type SseEvent,
   type StreamMediator,
   serializeJsonSse,
@@ -36,15 +37,8 @@ interface Parsed {
  */
 const eventParser = new RequestParser({ within: 'response' });
 
-/** `parseEventData`, with known echoed tool lists reused. */
-function parseResponsesEventData(text: string): unknown {
-  if (text === '') return undefined;
-  try {
-    return eventParser.parse(text);
-  } catch {
-    return undefined;
-  }
-}
+/** `JSON.parse` of an event's data, with known echoed tool lists reused. */
+const parseEvent = (text: string): unknown => eventParser.parse(text);
 
 /** An output item held from its `output_item.added` until its `output_item.done`. */
 interface HeldItem {
@@ -334,7 +328,7 @@ export function createOpenAIResponsesStreamMediator(ctx: ResponseContext): Strea
   }
 
   function handleEvent(event: SseEvent, out: string[]) {
-    const data = event.comment === undefined ? parseResponsesEventData(event.data) : undefined;
+    const data = event.comment === undefined ? parseEventData(event.data, parseEvent) : undefined;
     if (!isJsonObject(data)) {
       out.push(serializeSse(event));
       return;

@@ -263,11 +263,17 @@ export function driveStreamMediator(
   };
 }
 
-/** An event's `data` as JSON, or undefined when it is empty or not JSON (passed on as it is). */
-export function parseEventData(text: string): unknown {
+/**
+ * An event's `data` as JSON (by `parse`: `JSON.parse` or an equivalent), or undefined when it is
+ * empty or not JSON (passed on as it is).
+ */
+export function parseEventData(
+  text: string,
+  parse: (text: string) => unknown = JSON.parse,
+): unknown {
   if (text === '') return undefined;
   try {
-    return JSON.parse(text);
+    return parse(text);
   } catch {
     return undefined;
   }
