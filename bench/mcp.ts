@@ -5,7 +5,7 @@ import { findFreePort, postgresScratchDir } from '@toolgate/db';
 import type { LatencyResult } from './gateway/phases.ts';
 import { Processes, type Started } from './gateway/processes.ts';
 import { receiptCounters } from './gateway/spool-metrics.ts';
-import type { ToolgateStack } from './gateway/toolgate-stack.ts';
+import { startBareProxy, type ToolgateStack } from './gateway/toolgate-stack.ts';
 import {
   closedLoop,
   closeSessions,
@@ -19,6 +19,7 @@ import {
 } from './mcp/load.ts';
 import { measureLatency, measureThroughput } from './mcp/phases.ts';
 import {
+  BARE_HOP,
   CONCURRENCY,
   DIRECT,
   LATENCY_ITERATIONS,
@@ -26,6 +27,7 @@ import {
   MCP_PROXY,
   THROUGHPUT_MS,
   THROUGHPUT_ROUNDS,
+  TOOLGATE,
   WARMUP_CALLS,
   WARMUP_MS,
 } from './mcp/plan.ts';
@@ -66,6 +68,12 @@ export async function runMcpBench(): Promise<BenchResult> {
       pgids: [proxy.pid],
     });
 
+    progress(
+      'starting the bare hop in front of it (node:http in, undici Pool out, nothing parsed)',
+    );
+    const { url: bareUrl, bare } = await startBareProxy(processes, new URL(mcpUrl).origin);
+    targets.push({ name: BARE_HOP, url: `${bareUrl}/mcp`, headers: {}, pgids: [bare.pid] });
+
     let toolgate: ToolgateStack | undefined;
     let toolgateError: string | undefined;
     try {
@@ -82,7 +90,7 @@ export async function runMcpBench(): Promise<BenchResult> {
       try {
         await checkReachesServer(mcpUrl, target);
       } catch (error) {
-        if (target.name === DIRECT || target.name === MCP_PROXY) throw error;
+        if (target.name !== TOOLGATE) throw error;
         toolgateError = (error as Error).message;
         process.stdout.write(`  toolgate: not runnable: ${toolgateError}\n`);
         targets.splice(targets.indexOf(target), 1);
@@ -91,6 +99,7 @@ export async function runMcpBench(): Promise<BenchResult> {
 
     const sessions: Session[] = [];
     let latency: Map<string, LatencyResult>;
+    let blocks: Map<string, LatencyResult>;
     try {
       for (const target of targets) sessions.push(await openSession(target));
       progress(
@@ -103,13 +112,14 @@ export async function runMcpBench(): Promise<BenchResult> {
         await closeSessions(pool);
         await target.afterBlock?.();
       }
+      const rounds = { rounds: LATENCY_ROUNDS, iterations: LATENCY_ITERATIONS };
       latency = await measureLatency(
         targets,
         sessions,
-        LATENCY_ROUNDS,
-        LATENCY_ITERATIONS,
+        { ...rounds, order: 'interleaved' },
         progress,
       );
+      blocks = await measureLatency(targets, sessions, { ...rounds, order: 'blocks' }, progress);
     } finally {
       await closeSessions(sessions);
     }
@@ -123,6 +133,7 @@ export async function runMcpBench(): Promise<BenchResult> {
       : undefined;
     return mcpReport({
       latency,
+      blocks,
       throughput,
       clientCpuUs,
       sdkVersion: await packageVersion('@modelcontextprotocol/sdk'),

@@ -123,6 +123,33 @@ export async function interleavedEcho(
 }
 
 /**
+ * Concurrency 1, in blocks: `iterations` calls in a row on each target (the order rotated by
+ * `round`), so each target's processes stay hot, as an agent making calls back to back keeps
+ * them; the interleaved phase is the cold case (every process idle between its calls).
+ */
+export async function blockEcho(
+  targets: ReadonlyArray<McpTarget>,
+  sessions: ReadonlyArray<Session>,
+  iterations: number,
+  round: number,
+): Promise<Map<string, number[]>> {
+  const samples = new Map(targets.map((target) => [target.name, [] as number[]]));
+  for (let k = 0; k < targets.length; k++) {
+    const index = (round + k) % targets.length;
+    const target = targets[index] as McpTarget;
+    const values = samples.get(target.name) as number[];
+    for (let i = 0; i < iterations; i++) {
+      values.push(
+        await timedEcho(sessions[index] as Session).catch((error: Error) => {
+          throw new Error(`${target.name}: ${error.message}`);
+        }),
+      );
+    }
+  }
+  return samples;
+}
+
+/**
  * Closed loop: one worker per session, each making the next call as soon as the last one is
  * answered, for `durationMs`; calls/s counts the checked results over the whole elapsed time.
  */

@@ -7,6 +7,7 @@ import {
 } from '../gateway/phases.ts';
 import { median } from '../measure.ts';
 import {
+  blockEcho,
   closedLoop,
   closeSessions,
   interleavedEcho,
@@ -16,18 +17,26 @@ import {
 } from './load.ts';
 import { DIRECT } from './plan.ts';
 
-/** Concurrency 1: `rounds` × `iterations` interleaved calls per target, one session each. */
+/**
+ * Concurrency 1: `rounds` × `iterations` calls per target, one session each, interleaved call by
+ * call (`interleaved`) or in blocks per target (`blocks`).
+ */
 export async function measureLatency(
   targets: ReadonlyArray<McpTarget>,
   sessions: ReadonlyArray<Session>,
-  rounds: number,
-  iterations: number,
+  options: { rounds: number; iterations: number; order: 'interleaved' | 'blocks' },
   progress: (line: string) => void,
 ): Promise<Map<string, LatencyResult>> {
+  const { rounds, iterations, order } = options;
   const perRound = new Map(targets.map((t) => [t.name, [] as Array<{ p50: number; p99: number }>]));
   for (let round = 0; round < rounds; round++) {
-    progress(`concurrency 1, round ${round + 1}/${rounds}: ${iterations} calls per target`);
-    const samples = await interleavedEcho(targets, sessions, iterations);
+    progress(
+      `concurrency 1, ${order}, round ${round + 1}/${rounds}: ${iterations} calls per target`,
+    );
+    const samples =
+      order === 'interleaved'
+        ? await interleavedEcho(targets, sessions, iterations)
+        : await blockEcho(targets, sessions, iterations, round);
     for (const [name, values] of samples) {
       perRound.get(name)?.push({ p50: percentile(values, 0.5), p99: percentile(values, 0.99) });
     }

@@ -21,6 +21,8 @@ export const TARGET_CPS_VS_MCP_PROXY = 1.5;
 
 export const DIRECT = 'direct';
 export const MCP_PROXY = 'mcp-proxy';
+/** The floor of any Node HTTP hop: `bench/gateway/bare-proxy.mjs`, bytes in and out, nothing parsed. */
+export const BARE_HOP = 'bare hop';
 export const TOOLGATE = 'toolgate';
 /** The McpServer the bench registers (agents call `<gateway>/mcp/bench`). */
 export const BENCH_MCP_SERVER = 'bench';
