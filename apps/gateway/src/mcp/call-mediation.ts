@@ -25,6 +25,8 @@ export interface ToolCallRequest {
   sendProgress: (params: JsonObject) => Promise<void>;
   /** The call's spans, when tracing is on. */
   trace?: McpCallTrace;
+  /** Called once the upstream has the call: what can be done while it works (the receipt's draft). */
+  forwarded?: () => void;
 }
 
 /** What happened to one call: the answer for the agent and what the receipt says. */
@@ -95,7 +97,7 @@ export async function mediateCall(
   const traceContext = call.trace?.upstream(new URL(server.url), upstreamName);
   let result: JsonObject;
   try {
-    result = await upstream.callTool(
+    const answered = upstream.callTool(
       {
         name: upstreamName,
         ...(call.arguments ? { arguments: call.arguments } : {}),
@@ -117,6 +119,8 @@ export async function mediateCall(
           : {}),
       },
     );
+    call.forwarded?.();
+    result = await answered;
   } catch (error) {
     const failure = upstreamFailure(error, server.name);
     call.trace?.upstreamEnded({ code: failure.code });

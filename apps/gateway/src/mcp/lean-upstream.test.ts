@@ -289,4 +289,25 @@ describe('LeanUpstream', () => {
     await expect(pending).rejects.toBeDefined();
     expect(givenUp).toEqual([expect.stringMatching(/cancelled$/)]);
   });
+
+  it('sends nothing when the agent gave up before the call left', async () => {
+    const givenUp: string[] = [];
+    const before = seen.length;
+    const never = client(
+      '/never',
+      async (_request, reply) => {
+        reply.writeHead(200, { 'content-type': 'application/json' });
+        reply.end('{}');
+      },
+      { givenUp },
+    );
+    const agent = new AbortController();
+    agent.abort(new Error('the agent closed the connection'));
+    await expect(
+      never.callTool({ name: 'x' }, { timeoutMs: 5000, signal: agent.signal }),
+    ).rejects.toThrow('the agent closed the connection');
+    await sleep(50);
+    expect(seen.length).toBe(before);
+    expect(givenUp).toEqual([expect.stringMatching(/cancelled$/)]);
+  });
 });

@@ -117,38 +117,60 @@ export class LeanUpstream implements UpstreamToolCaller {
     const sent: Record<string, unknown> = onprogress
       ? { ...params, _meta: { ...(params._meta as JsonObject | undefined), progressToken: id } }
       : params;
-    const controller = new AbortController();
+    // No AbortController of its own: the timer and the caller's signal give the answer up
+    // directly (one signal per call, the caller's; bench/mcp/README.md).
+    let givenUp = false;
     let timedOut = false;
     let timer: NodeJS.Timeout | undefined;
+    let answer: AnswerReader | undefined;
+    const giveUp = (reason: unknown) => {
+      givenUp = true;
+      answer?.abort(reason);
+    };
     const arm = () => {
       clearTimeout(timer);
       timer = setTimeout(() => {
         timedOut = true;
-        controller.abort();
+        giveUp(new Error('timed out'));
       }, options.timeoutMs);
     };
-    const follow = () => controller.abort(options.signal.reason);
-    if (options.signal.aborted) follow();
-    else options.signal.addEventListener('abort', follow, { once: true });
-    arm();
+    const follow = () => giveUp(options.signal.reason);
     try {
-      const response = await this.exchange(
-        JSON.stringify({ jsonrpc: '2.0', id, method, params: sent }),
-        options.headers ? { ...this.headers, ...options.headers } : this.headers,
-        id,
-        controller.signal,
-        (progress) => {
-          arm();
-          onprogress?.(progress);
-        },
-      );
+      const response = await new Promise<JsonObject>((resolve, reject) => {
+        answer = new AnswerReader(
+          this.options,
+          id,
+          (progress) => {
+            arm();
+            onprogress?.(progress);
+          },
+          resolve,
+          reject,
+        );
+        if (options.signal.aborted) {
+          // Given up before it left: nothing is sent.
+          follow();
+          return;
+        }
+        options.signal.addEventListener('abort', follow, { once: true });
+        arm();
+        this.options.pool.dispatch(
+          {
+            path: this.path,
+            method: 'POST',
+            headers: options.headers ? { ...this.headers, ...options.headers } : this.headers,
+            body: JSON.stringify({ jsonrpc: '2.0', id, method, params: sent }),
+          },
+          answer,
+        );
+      });
       if ('error' in response) {
         const error = response.error as { code: number; message: string; data?: unknown };
         throw new McpError(error.code, error.message, error.data);
       }
       return response.result;
     } catch (error) {
-      if (controller.signal.aborted) {
+      if (givenUp) {
         this.options.onGivenUp(id, timedOut ? 'timed out' : 'cancelled');
         if (timedOut) throw new McpError(ErrorCode.RequestTimeout, 'Request timed out');
       }
@@ -157,27 +179,6 @@ export class LeanUpstream implements UpstreamToolCaller {
       clearTimeout(timer);
       options.signal.removeEventListener('abort', follow);
     }
-  }
-
-  /**
-   * One POST and the response to `id` in its answer (progress and every other message handed
-   * on), on undici's `dispatch`: the answer's bytes come to callbacks, without the `Readable`
-   * body and parsed header object `pool.request` makes per request (bench/mcp/README.md).
-   */
-  private exchange(
-    body: string,
-    headers: Record<string, string>,
-    id: string,
-    signal: AbortSignal,
-    progress: (params: JsonObject) => void,
-  ): Promise<JsonObject> {
-    return new Promise<JsonObject>((resolve, reject) => {
-      const answer = new AnswerReader(this.options, id, progress, resolve, reject);
-      const onAbort = () => answer.abort(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      answer.onDone = () => signal.removeEventListener('abort', onAbort);
-      this.options.pool.dispatch({ path: this.path, method: 'POST', headers, body }, answer);
-    });
   }
 }
 
@@ -191,8 +192,6 @@ const DISCARD_BYTES = 64 * 1024;
  * `maxResponseBytes` per answer, a refused answer's body read off up to 64 KiB.
  */
 class AnswerReader implements Dispatcher.DispatchHandler {
-  /** Called once the exchange is over on undici's side (completed or failed). */
-  onDone: () => void = () => {};
   private settled = false;
   private abortConnection: ((error?: Error) => void) | undefined;
   private abortedWith: Error | undefined;
@@ -300,7 +299,6 @@ class AnswerReader implements Dispatcher.DispatchHandler {
 
   private finish(): void {
     clearTimeout(this.linger);
-    this.onDone();
   }
 
   private take(message: JSONRPCMessage): void {

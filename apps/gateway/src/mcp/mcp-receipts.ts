@@ -1,10 +1,12 @@
 import { performance } from 'node:perf_hooks';
-import type {
-  McpEvidence,
-  MediationResult,
-  ReceiptIdentity,
-  ResponseEvidence,
-  ToolResultEvidence,
+import {
+  type McpEvidence,
+  type MediationResult,
+  ReceiptDraft,
+  type ReceiptEnd,
+  type ReceiptIdentity,
+  type ResponseEvidence,
+  type ToolResultEvidence,
 } from '@toolgate/core';
 import type { Logger } from 'pino';
 import type { ActiveBundle } from '../bundle/bundle-store.ts';
@@ -24,6 +26,13 @@ export interface McpRequestRecord {
   /** The server's tool list as mediated for this request (empty for resources and prompts). */
   mediation: MediationResult;
   mediationMs: number;
+  /**
+   * The receipt's request side, built while the upstream works (`McpReceipts.draftSoon`), and
+   * the mediation it was built from: a draft of another mediation is not used.
+   */
+  draft?: { draft: ReceiptDraft; of: MediationResult };
+  /** Set once the receipt is recorded: a draft still scheduled then is not made. */
+  recorded?: boolean;
 }
 
 export interface McpFinished {
@@ -59,33 +68,68 @@ export class McpReceipts {
     return this.deps.recorder.full();
   }
 
+  /**
+   * Builds the receipt's request side once the upstream has the request (a `setImmediate`: after
+   * the request's own synchronous work and its write), so that less is left between the
+   * upstream's answer and the agent's. A draft that cannot be made is left out: `record` then
+   * builds the whole receipt, and says why it cannot.
+   */
+  draftSoon(record: McpRequestRecord): void {
+    if (this.deps.recorder.drafts === false) return;
+    setImmediate(() => {
+      if (record.recorded || record.draft?.of === record.mediation) return;
+      try {
+        record.draft = {
+          of: record.mediation,
+          draft: new ReceiptDraft({
+            id: record.id,
+            gateway: this.deps.gateway,
+            receivedAt: new Date(record.receivedAt).toISOString(),
+            identity: record.identity,
+            bundleEtag: record.active.etag,
+            mediation: record.mediation,
+          }),
+        };
+      } catch {
+        // The full build in `record` fails the same way and handles it.
+      }
+    });
+  }
+
   async record(record: McpRequestRecord, finished: McpFinished): Promise<McpRecorded> {
     const { mediation } = record;
+    record.recorded = true;
+    const end: ReceiptEnd = {
+      completedAt: new Date(this.deps.now()).toISOString(),
+      latencyMs: {
+        total: round(performance.now() - record.started),
+        mediation: round(record.mediationMs),
+        upstream: round(finished.upstreamMs),
+      },
+      outcome: {
+        status: finished.status,
+        ...(finished.error ? { error: finished.error } : {}),
+      },
+      ...(finished.response ? { response: finished.response } : {}),
+      ...(finished.toolResult
+        ? { toolResults: { entries: [finished.toolResult], truncated: false } }
+        : {}),
+      mcp: finished.mcp,
+    };
+    const drafted = record.draft?.of === mediation ? record.draft.draft : undefined;
     try {
       await this.deps.recorder.record(
-        {
-          id: record.id,
-          gateway: this.deps.gateway,
-          receivedAt: new Date(record.receivedAt).toISOString(),
-          completedAt: new Date(this.deps.now()).toISOString(),
-          latencyMs: {
-            total: round(performance.now() - record.started),
-            mediation: round(record.mediationMs),
-            upstream: round(finished.upstreamMs),
-          },
-          identity: record.identity,
-          bundleEtag: record.active.etag,
-          mediation,
-          outcome: {
-            status: finished.status,
-            ...(finished.error ? { error: finished.error } : {}),
-          },
-          ...(finished.response ? { response: finished.response } : {}),
-          ...(finished.toolResult
-            ? { toolResults: { entries: [finished.toolResult], truncated: false } }
-            : {}),
-          mcp: finished.mcp,
-        },
+        drafted
+          ? { id: record.id, draft: drafted, end }
+          : {
+              id: record.id,
+              gateway: this.deps.gateway,
+              receivedAt: new Date(record.receivedAt).toISOString(),
+              identity: record.identity,
+              bundleEtag: record.active.etag,
+              mediation,
+              ...end,
+            },
         mediation.schemas,
       );
       return { ok: true };

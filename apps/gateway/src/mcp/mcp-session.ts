@@ -342,6 +342,7 @@ export class McpSession {
       sendProgress: (params) =>
         extra.sendNotification({ method: 'notifications/progress', params } as never),
       ...(trace ? { trace } : {}),
+      forwarded: () => this.deps.receipts.draftSoon(context.record),
     });
     trace?.end({
       outcome: outcome.outcome,

@@ -41,10 +41,11 @@ function evidence(mediation: ReturnType<typeof mediateRequest>, args: string): R
 }
 
 function split(input: ReceiptInput): { draft: ReceiptDraft; end: ReceiptEnd } {
-  const { completedAt, latencyMs, outcome, response, toolResults, ...rest } = input;
+  const { completedAt, latencyMs, outcome, response, toolResults, mcp, ...rest } = input;
   const end: ReceiptEnd = { completedAt, latencyMs, outcome };
   if (response) end.response = response;
   if (toolResults) end.toolResults = toolResults;
+  if (mcp) end.mcp = mcp;
   return { draft: new ReceiptDraft(rest), end };
 }
 
@@ -136,6 +137,34 @@ describe('ReceiptDraft', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('chains an MCP receipt: its block, a tool result and a bounded error, in the same order', () => {
+    const base = input({ error: `upstream said ${fakeKey}` });
+    const mcp = {
+      server: 'github',
+      method: 'tools/call',
+      session: 'sess-1',
+      error: { code: -32603, message: `boom ${fakeKey} ${'x'.repeat(2000)}` },
+    };
+    const toolResults = {
+      entries: [
+        {
+          tool_call_id: '7',
+          action_id: `sha256:${'b'.repeat(64)}`,
+          result_hash: `sha256:${'c'.repeat(64)}`,
+          is_error: true,
+          elapsed_ms: 1.5,
+        },
+      ],
+      truncated: false,
+    };
+    expectSame({ ...base, mcp, toolResults }, null);
+    expectSame({ ...base, mcp: { server: 'github', method: 'tools/list' } }, null);
+    const { draft, end } = split({ ...base, mcp });
+    const stored = JSON.parse(draft.chainJson(end, null).json);
+    expect(stored.mcp.server).toBe('github');
+    expect(stored.truncated_paths).toContain('mcp.error.message');
   });
 
   it('can chain twice with different ends (the notes of one do not leak into the other)', () => {

@@ -15,11 +15,12 @@ export type ReceiptDraftInput = Omit<
 /** The rest: how the request ended. */
 export type ReceiptEnd = Pick<
   ReceiptInput,
-  'completedAt' | 'latencyMs' | 'outcome' | 'response' | 'toolResults' | 'hosted'
+  'completedAt' | 'latencyMs' | 'outcome' | 'response' | 'toolResults' | 'mcp' | 'hosted'
 >;
 
 /**
- * A receipt whose request side is built and serialized ahead, while the provider works, so that
+ * A receipt whose request side is built and serialized ahead, while the provider (or the MCP
+ * server) works, so that
  * what is left once its answer arrives — and before the agent may get it — is the response side,
  * the chain link and the hash. `chainJson(end, prevHash)` gives exactly
  * `chainReceiptJson(buildReceiptBody({ ...input, ...end }), prevHash)` (a test holds them equal,
@@ -82,6 +83,7 @@ export class ReceiptDraft {
       outcome: tail.outcome,
       response: tail.response,
       tool_results: tail.tool_results,
+      mcp: tail.mcp,
       hosted: tail.hosted,
       redacted_paths: tail.redacted_paths,
       truncated_paths: tail.truncated_paths,
