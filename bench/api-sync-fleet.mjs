@@ -7,9 +7,10 @@
 // Per round ('round' message): long-polls each of its gateways with the ETag it holds and
 // answers { type: 'received', at } — per gateway, the wall-clock time (ms since the epoch,
 // comparable across threads) at which the new bundle's status line and headers arrived — or
-// { type: 'failed' }. A gateway counts only once its whole body has been read, its status is 200
-// and its ETag is a new one.
+// { type: 'failed' }. A gateway counts only once its whole body has been read and decoded (it
+// asks for gzip, as the gateway does), its status is 200 and its ETag is a new one.
 import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import { parentPort, workerData } from 'node:worker_threads';
 
 const { url, fleet } = workerData;
@@ -25,13 +26,20 @@ function poll(gw) {
         host: base.hostname,
         port: base.port,
         path: `/apis/toolgate.dev/v1/gateways/${gw.name}/bundle?wait=30`,
-        headers: { authorization: `Bearer ${gw.token}`, 'if-none-match': gw.etag },
+        headers: {
+          authorization: `Bearer ${gw.token}`,
+          'if-none-match': gw.etag,
+          // As the gateway asks (bundle-sync.ts): the answer comes gzipped, and is decoded here.
+          'accept-encoding': 'gzip',
+        },
       },
       (response) => {
         const at = now();
         let bytes = 0;
+        const chunks = [];
         response.on('data', (chunk) => {
           bytes += chunk.length;
+          chunks.push(chunk);
         });
         response.on('error', reject);
         response.on('end', () => {
@@ -44,6 +52,11 @@ function poll(gw) {
             return reject(new Error(`${gw.name}: answered 200 without a new ETag`));
           if (bytes !== Number(response.headers['content-length']))
             return reject(new Error(`${gw.name}: body of ${bytes} bytes, not its content-length`));
+          if (response.headers['content-encoding'] !== 'gzip')
+            return reject(new Error(`${gw.name}: the bundle did not come gzipped`));
+          const text = gunzipSync(Buffer.concat(chunks)).toString('utf8');
+          if (!text.startsWith('{') || !text.endsWith('}'))
+            return reject(new Error(`${gw.name}: the bundle does not decode to a JSON object`));
           gw.etag = etag;
           resolve(at);
         });

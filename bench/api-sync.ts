@@ -155,7 +155,7 @@ export async function runApiSyncBench(): Promise<BenchResult> {
       lines: [
         `${latencies.length} bundle deliveries over ${ROUNDS} applies, the fleet in ${workers.length} worker threads`,
         `${GATEWAYS} long-polls held ${Math.min(...parkTimes).toFixed(0)}–${Math.max(...parkTimes).toFixed(0)} ms after they were sent (before each apply)`,
-        `p50 ${at(0.5).toFixed(0)} ms, p95 ${at(0.95).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${sorted.at(-1)?.toFixed(0)} ms (target p99 < ${TARGET_P99_MS} ms) ${passed ? 'PASS' : 'FAIL'}`,
+        `first delivery ${sorted[0]?.toFixed(0)} ms after the apply started (its transaction, the notification, the snapshot); p50 ${at(0.5).toFixed(0)} ms, p95 ${at(0.95).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${sorted.at(-1)?.toFixed(0)} ms (target p99 < ${TARGET_P99_MS} ms) ${passed ? 'PASS' : 'FAIL'}`,
       ],
     };
   } finally {

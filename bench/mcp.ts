@@ -20,6 +20,7 @@ import {
 import { measureLatency, measureThroughput } from './mcp/phases.ts';
 import {
   BARE_HOP,
+  BASELINE,
   CONCURRENCY,
   DIRECT,
   LATENCY_ITERATIONS,
@@ -80,6 +81,7 @@ export async function runMcpBench(): Promise<BenchResult> {
       const started = await startToolgateForMcp(processes, { mcpUrl, dataDir, progress });
       toolgate = started.stack;
       targets.push(started.target);
+      if (started.baseline) targets.push(started.baseline);
     } catch (error) {
       toolgateError = (error as Error).message;
       process.stdout.write(`  toolgate: not runnable: ${toolgateError}\n`);
@@ -90,7 +92,7 @@ export async function runMcpBench(): Promise<BenchResult> {
       try {
         await checkReachesServer(mcpUrl, target);
       } catch (error) {
-        if (target.name !== TOOLGATE) throw error;
+        if (target.name !== TOOLGATE && target.name !== BASELINE) throw error;
         toolgateError = (error as Error).message;
         process.stdout.write(`  toolgate: not runnable: ${toolgateError}\n`);
         targets.splice(targets.indexOf(target), 1);

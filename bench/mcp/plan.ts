@@ -24,5 +24,7 @@ export const MCP_PROXY = 'mcp-proxy';
 /** The floor of any Node HTTP hop: `bench/gateway/bare-proxy.mjs`, bytes in and out, nothing parsed. */
 export const BARE_HOP = 'bare hop';
 export const TOOLGATE = 'toolgate';
+/** `BENCH_MCP_BASELINE=<main.mjs>`: another build of the gateway beside this one (A/B in one run). */
+export const BASELINE = 'baseline';
 /** The McpServer the bench registers (agents call `<gateway>/mcp/bench`). */
 export const BENCH_MCP_SERVER = 'bench';

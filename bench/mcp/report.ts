@@ -5,6 +5,7 @@ import type { BenchResult } from '../measure.ts';
 import { LOAD_CLIENT } from './load.ts';
 import {
   BARE_HOP,
+  BASELINE,
   CONCURRENCY,
   DIRECT,
   ECHO_CALL,
@@ -108,6 +109,13 @@ export function mcpReport(r: McpReport): BenchResult {
   if (bare && bareCps) {
     lines.push(
       `${label('bare hop (floor, no target)')}added p50 ${ms(bare.addedP50)} interleaved, ${ms(r.blocks.get(BARE_HOP)?.addedP50)} in blocks; ${bareCps.perSecond.toFixed(0)} calls/s`,
+    );
+  }
+  const base = r.latency.get(BASELINE);
+  const baseCps = r.throughput.get(BASELINE);
+  if (base && baseCps) {
+    lines.push(
+      `${label('baseline build (A/B, no target)')}added p50 ${ms(base.addedP50)} interleaved, ${ms(r.blocks.get(BASELINE)?.addedP50)} in blocks; ${baseCps.perSecond.toFixed(0)} calls/s`,
     );
   }
   if (!tg || !tgCps) {

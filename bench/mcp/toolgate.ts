@@ -1,10 +1,12 @@
 import { API_PREFIX, createClient } from '@toolgate/contract';
 import { API_VERSION } from '@toolgate/core';
+import { TEN_RULES } from '../core-mediation.ts';
+import { provision } from '../gateway/call-time.ts';
 import type { Processes } from '../gateway/processes.ts';
 import { drainSpool } from '../gateway/spool-metrics.ts';
 import { startToolgate, type ToolgateStack } from '../gateway/toolgate-stack.ts';
 import type { McpTarget } from './load.ts';
-import { BENCH_MCP_SERVER, TOOLGATE } from './plan.ts';
+import { BASELINE, BENCH_MCP_SERVER, TOOLGATE } from './plan.ts';
 
 const AGENT = 'bench-mcp-agent';
 
@@ -39,7 +41,7 @@ export async function startToolgateForMcp(
     gatewayEnv?: Record<string, string>;
     gatewayNodeArgs?: string[];
   },
-): Promise<{ stack: ToolgateStack; target: McpTarget }> {
+): Promise<{ stack: ToolgateStack; target: McpTarget; baseline?: McpTarget }> {
   let agentToken: string | undefined;
   const stack = await startToolgate(processes, {
     // The gateway's LLM upstream, required by its environment: never called by this bench.
@@ -80,8 +82,28 @@ export async function startToolgateForMcp(
       }));
     },
   });
+  const baselineDist = process.env.BENCH_MCP_BASELINE;
+  let baseline: McpTarget | undefined;
+  if (baselineDist) {
+    // Its own gateway identity and receipt chain, the same rules (bench/mcp/README.md).
+    options.progress(`starting the baseline gateway build ${baselineDist}`);
+    const { token } = await provision(stack, 'bench-baseline', TEN_RULES);
+    const variant = await stack.variant(
+      BASELINE,
+      { GATEWAY_NAME: 'bench-baseline', API_TOKEN: token },
+      baselineDist,
+    );
+    baseline = {
+      name: BASELINE,
+      url: `${variant.url}/mcp/${BENCH_MCP_SERVER}`,
+      headers: { authorization: `Bearer ${agentToken}` },
+      pgids: [variant.gateway.pid],
+      afterBlock: () => drainSpool(variant.url),
+    };
+  }
   return {
     stack,
+    ...(baseline ? { baseline } : {}),
     target: {
       name: TOOLGATE,
       url: `${stack.url}/mcp/${BENCH_MCP_SERVER}`,

@@ -1,6 +1,8 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { canonicalize, hashCanonical } from '@toolgate/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { acceptsGzip } from './bundle.controller.ts';
 import { CanonicalObjectText, encodeMember } from './bundle-text.ts';
 
 function joined(object: Record<string, unknown>) {
@@ -40,5 +42,43 @@ describe('CanonicalObjectText', () => {
         expect(joined(normal).hash()).toBe(hashCanonical(normal));
       }),
     );
+  });
+
+  it('gzips to members that decompress to the text, sharing the members of shared parts', () => {
+    const shared = encodeMember({
+      schemas: Array.from({ length: 200 }, (_, i) => ({ name: `tool_${i}`, type: 'object' })),
+    });
+    const a = new CanonicalObjectText({ gateway: encodeMember('gw-a'), contracts: shared });
+    const b = new CanonicalObjectText({ gateway: encodeMember('gw-b'), contracts: shared });
+    expect(gunzipSync(a.gzip()).equals(a.toBuffer())).toBe(true);
+    expect(gunzipSync(b.gzip()).equals(b.toBuffer())).toBe(true);
+    expect(a.gzip().length).toBeLessThan(a.byteLength / 4);
+    // The shared part's member is the same bytes in both (made once), the gateways' differ.
+    const sharedMember = gzipSync(shared);
+    expect(a.gzip().includes(sharedMember)).toBe(true);
+    expect(b.gzip().includes(sharedMember)).toBe(true);
+    expect(a.gzip().equals(b.gzip())).toBe(false);
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue(), { maxKeys: 8 }), (object) => {
+        const normal = JSON.parse(JSON.stringify(object)) as Record<string, unknown>;
+        expect(gunzipSync(joined(normal).gzip()).toString('utf8')).toBe(canonicalize(normal));
+      }),
+      { numRuns: 50 },
+    );
+  });
+});
+
+describe('acceptsGzip', () => {
+  it('reads Accept-Encoding as RFC 9110 does', () => {
+    expect(acceptsGzip('gzip, deflate')).toBe(true);
+    expect(acceptsGzip('br;q=1.0, GZIP;q=0.5')).toBe(true);
+    expect(acceptsGzip('*')).toBe(true);
+    expect(acceptsGzip(['identity', 'gzip'])).toBe(true);
+    expect(acceptsGzip(undefined)).toBe(false);
+    expect(acceptsGzip('')).toBe(false);
+    expect(acceptsGzip('identity')).toBe(false);
+    expect(acceptsGzip('gzip;q=0')).toBe(false);
+    expect(acceptsGzip('deflate, br')).toBe(false);
+    expect(acceptsGzip('x-gzip')).toBe(false);
   });
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { canonicalize } from '@toolgate/core';
 
 /** A member's canonical text, UTF-8 encoded once and shared by every object that holds it. */
@@ -44,6 +45,28 @@ export class CanonicalObjectText {
   toBuffer(): Buffer {
     return Buffer.concat(this.parts as Buffer[], this.byteLength);
   }
+
+  /**
+   * The text gzipped, as a series of gzip members, one per part (RFC 1952 § 2.2: a gzip stream
+   * may hold several; it decompresses to their concatenation). Each part is compressed once
+   * and its member shared by every text that holds it: the members of a fleet's shared parts
+   * are made once per change, and a gateway's own answer costs compressing its name.
+   */
+  gzip(): Buffer {
+    const members = this.parts.map(gzipMember);
+    return Buffer.concat(members);
+  }
+}
+
+const gzipMembers = new WeakMap<Buffer, Buffer>();
+
+function gzipMember(part: Buffer): Buffer {
+  let member = gzipMembers.get(part);
+  if (member === undefined) {
+    member = gzipSync(part);
+    gzipMembers.set(part, member);
+  }
+  return member;
 }
 
 const CLOSE = Buffer.from('}');

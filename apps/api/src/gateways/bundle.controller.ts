@@ -53,9 +53,29 @@ export class BundleController {
     reply
       .header('etag', `"${found.etag}"`)
       .header('cache-control', 'no-cache')
+      .header('vary', 'accept-encoding')
       .header('content-type', 'application/json; charset=utf-8');
+    // Gzipped when the poll accepts it: a woken fleet's answers are ~45 kB of JSON each, and
+    // their socket writes were the largest part of the API's time per wake (sync-protocol.md).
+    if (acceptsGzip(request.headers['accept-encoding'])) {
+      reply.header('content-encoding', 'gzip');
+      return found.gzipBody();
+    }
     return found.body();
   }
+}
+
+/** Whether `Accept-Encoding` lists gzip (or `*`) without `q=0` (RFC 9110 § 12.5.3). */
+export function acceptsGzip(header: string | string[] | undefined): boolean {
+  const value = Array.isArray(header) ? header.join(',') : header;
+  if (!value) return false;
+  for (const item of value.split(',')) {
+    const [coding, ...params] = item.trim().toLowerCase().split(';');
+    if (coding?.trim() !== 'gzip' && coding?.trim() !== '*') continue;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    if (q === undefined || Number(q.slice(2)) > 0) return true;
+  }
+  return false;
 }
 
 /** `"sha256:…"`, `W/"sha256:…"` or bare: the ETag a gateway holds. */

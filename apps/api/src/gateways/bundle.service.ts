@@ -40,6 +40,8 @@ export interface VersionedBundle {
    * by one change is served without serializing or encoding the shared parts per gateway.
    */
   body(): Buffer;
+  /** The same text gzipped (made once per change and gateway), for a poll that accepts gzip. */
+  gzipBody(): Buffer;
 }
 
 /** Everything bundles are made of, loaded once per change and shared by every gateway. */
@@ -141,7 +143,16 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
       gateway: encodeMember(gatewayName),
       policies: selection.text,
     });
-    const versioned = { bundle, etag: text.hash(), body: () => text.toBuffer() };
+    let gzipped: Buffer | undefined;
+    const versioned = {
+      bundle,
+      etag: text.hash(),
+      body: () => text.toBuffer(),
+      gzipBody: () => {
+        gzipped ??= text.gzip();
+        return gzipped;
+      },
+    };
     snapshot.memo.bundles.set(gatewayName, versioned);
     return versioned;
   }

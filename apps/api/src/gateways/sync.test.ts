@@ -1,5 +1,7 @@
+import { get } from 'node:http';
+import { gunzipSync } from 'node:zlib';
 import type { GatewayBundle } from '@toolgate/contract';
-import { SEED_PROVIDER_PROFILES } from '@toolgate/core';
+import { hashCanonical, SEED_PROVIDER_PROFILES } from '@toolgate/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readStatus, startTestApi, type TestApi } from '../testing/test-api.ts';
 
@@ -63,6 +65,31 @@ describe('gateway bundle', () => {
     expect(bundle.profiles.map((p) => p.surface)).toContain('gemini');
     expect(response.headers.get('etag')).toMatch(/^"sha256:[0-9a-f]{64}"$/);
     expect(JSON.stringify(bundle)).not.toMatch(/tg_[A-Za-z0-9_-]{20}|tokenHash|token_hash/);
+  });
+
+  it('gzips the answer for a poll that accepts it: the same text, the ETag its hash', async () => {
+    const read = (encoding?: string) =>
+      new Promise<{ headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
+        const headers: Record<string, string> = { authorization: `Bearer ${gatewayToken}` };
+        if (encoding) headers['accept-encoding'] = encoding;
+        get(`${api.url}${BUNDLE}`, { headers }, (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.on('end', () =>
+            resolve({ headers: response.headers, body: Buffer.concat(chunks) }),
+          );
+        }).on('error', reject);
+      });
+    const plain = await read();
+    const zipped = await read('br;q=1, gzip;q=0.8');
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    expect(zipped.headers.vary).toBe('accept-encoding');
+    expect(zipped.headers.etag).toBe(plain.headers.etag);
+    expect(gunzipSync(zipped.body).equals(plain.body)).toBe(true);
+    expect(zipped.body.length).toBeLessThan(plain.body.length / 3);
+    expect(`"${hashCanonical(JSON.parse(plain.body.toString('utf8')))}"`).toBe(plain.headers.etag);
+    expect((await read('gzip;q=0')).headers['content-encoding']).toBeUndefined();
   });
 
   it('answers 304 for the ETag the gateway holds, and after a quiet long-poll', async () => {

@@ -8,6 +8,7 @@ import { until } from '@toolgate/core/testing';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApi, type TestApi } from '../../../api/src/testing/test-api.ts';
+import { apiFetch } from '../api-fetch.ts';
 import { createMetrics } from '../metrics.ts';
 import type { ActiveBundle } from './bundle-store.ts';
 import { BundleStore } from './bundle-store.ts';
@@ -34,7 +35,9 @@ const policy = (name: string, rules: unknown[]) => ({
 
 beforeAll(async () => {
   api = await startTestApi();
-  ({ token, client: gatewayClient } = await api.identity('gw-sync-id', ['gateway']));
+  ({ token } = await api.identity('gw-sync-id', ['gateway']));
+  // The client the gateway runs with (main.ts): its polls ask for gzip, which api-fetch decodes.
+  gatewayClient = createClient({ baseUrl: api.url, token, fetch: apiFetch() });
   await api.operator.call('gateways.create', {
     body: {
       apiVersion: 'toolgate.dev/v1',

@@ -132,7 +132,10 @@ export class BundleSync {
       response = await client.raw('sync.bundle', {
         params: { name: gateway },
         query: { wait: this.waitSeconds },
-        headers: sent ? { 'if-none-match': `"${sent}"` } : {},
+        // A woken fleet's answers are gzipped by the API (~6× smaller); api-fetch decodes them.
+        headers: sent
+          ? { 'if-none-match': `"${sent}"`, 'accept-encoding': 'gzip' }
+          : { 'accept-encoding': 'gzip' },
         signal: AbortSignal.any([
           this.stopping.signal,
           AbortSignal.timeout(this.waitSeconds * 1000 + POLL_GRACE_MS),
