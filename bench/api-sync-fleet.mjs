@@ -10,8 +10,8 @@
 // { type: 'failed' }. A gateway counts only once its whole body has been read and decoded (it
 // asks for gzip, as the gateway does), its status is 200 and its ETag is a new one.
 import http from 'node:http';
-import { gunzipSync } from 'node:zlib';
 import { parentPort, workerData } from 'node:worker_threads';
+import { gunzipSync } from 'node:zlib';
 
 const { url, fleet } = workerData;
 const now = () => performance.timeOrigin + performance.now();
