@@ -3,7 +3,7 @@ import { canonicalize, hashCanonical } from '@toolgate/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { acceptsGzip } from './bundle.controller.ts';
-import { CanonicalObjectText, encodeMember } from './bundle-text.ts';
+import { CanonicalObjectText, encodeMember, storedGzipMember } from './bundle-text.ts';
 
 function joined(object: Record<string, unknown>) {
   return new CanonicalObjectText(
@@ -65,6 +65,17 @@ describe('CanonicalObjectText', () => {
       }),
       { numRuns: 50 },
     );
+  });
+});
+
+describe('storedGzipMember', () => {
+  it('is a gzip member any gunzip reads, alone or among others', () => {
+    for (const text of ['', '"gw-1"', 'ü😀'.repeat(100), 'x'.repeat(512)]) {
+      const data = Buffer.from(text);
+      expect(gunzipSync(storedGzipMember(data)).equals(data)).toBe(true);
+      const pair = Buffer.concat([storedGzipMember(data), gzipSync(data)]);
+      expect(gunzipSync(pair).equals(Buffer.concat([data, data]))).toBe(true);
+    }
   });
 });
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { gzipSync } from 'node:zlib';
+import { crc32, gzipSync } from 'node:zlib';
 import { canonicalize } from '@toolgate/core';
 
 /** A member's canonical text, UTF-8 encoded once and shared by every object that holds it. */
@@ -60,12 +60,33 @@ export class CanonicalObjectText {
 
 const gzipMembers = new WeakMap<Buffer, Buffer>();
 
+/**
+ * Parts up to this size go stored, not compressed: `gzipSync` costs ~60 µs a call however small
+ * its input (a fresh zlib stream), which per woken gateway was more than its whole answer's
+ * compression saved; a stored member costs a CRC.
+ */
+const STORED_MAX = 512;
+
 function gzipMember(part: Buffer): Buffer {
   let member = gzipMembers.get(part);
   if (member === undefined) {
-    member = gzipSync(part);
+    member = part.length <= STORED_MAX ? storedGzipMember(part) : gzipSync(part);
     gzipMembers.set(part, member);
   }
+  return member;
+}
+
+/** A gzip member (RFC 1952) holding `data` in one stored deflate block (RFC 1951 § 3.2.4). */
+export function storedGzipMember(data: Buffer): Buffer {
+  const member = Buffer.alloc(10 + 5 + data.length + 8);
+  // ID1 ID2, CM = deflate, no flags, no mtime, no extra flags, OS unknown.
+  member.set([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff], 0);
+  member[10] = 1; // BFINAL, BTYPE 00 (stored)
+  member.writeUInt16LE(data.length, 11);
+  member.writeUInt16LE(~data.length & 0xffff, 13);
+  data.copy(member, 15);
+  member.writeUInt32LE(crc32(data), 15 + data.length);
+  member.writeUInt32LE(data.length, 19 + data.length);
   return member;
 }
 
