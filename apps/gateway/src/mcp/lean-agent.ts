@@ -14,6 +14,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '@toolgate/core';
 import { sendJson } from '../proxy/agent-http.ts';
+import { plainCallToolRequest } from './call-tool-shape.ts';
 import { isRequestEnvelope } from './jsonrpc-shape.ts';
 import type { HandlerExtra } from './mcp-session.ts';
 import { wireError } from './wire-errors.ts';
@@ -87,8 +88,12 @@ export class LeanAgentEndpoint {
     if (meta !== undefined && 'io.modelcontextprotocol/related-task' in meta) return undefined;
     const s = this.session;
     switch (message.method) {
-      case 'tools/call':
-        return s.servesTools ? validated(CallToolRequestSchema, message, s.callTool) : undefined;
+      case 'tools/call': {
+        if (!s.servesTools) return undefined;
+        const plain = plainCallToolRequest(message);
+        if (plain) return { handler: s.callTool as Handler, request: plain };
+        return validated(CallToolRequestSchema, message, s.callTool);
+      }
       case 'tools/list':
         return s.servesTools ? validated(ListToolsRequestSchema, message, s.listTools) : undefined;
       case 'ping':

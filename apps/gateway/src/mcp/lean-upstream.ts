@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonObject } from '@toolgate/core';
 import { type Dispatcher, Pool } from 'undici';
+import { plainCallToolResult } from './call-tool-shape.ts';
 import { isResultFor } from './jsonrpc-shape.ts';
 import { SseParser } from './sse-parser.ts';
 import {
@@ -96,6 +97,8 @@ export class LeanUpstream implements UpstreamToolCaller {
     options: UpstreamCallOptions,
   ): Promise<JsonObject> {
     const result = await this.request('tools/call', params, options);
+    const plain = plainCallToolResult(result);
+    if (plain) return plain;
     const parsed = CallToolResultSchema.safeParse(result);
     if (!parsed.success) {
       throw new UpstreamFailure(
