@@ -1,17 +1,17 @@
 import { performance } from 'node:perf_hooks';
-import {
-  type McpEvidence,
-  type MediationResult,
+import type {
+  McpEvidence,
+  MediationResult,
   ReceiptDraft,
-  type ReceiptEnd,
-  type ReceiptIdentity,
-  type ResponseEvidence,
-  type ToolResultEvidence,
+  ReceiptEnd,
+  ReceiptIdentity,
+  ResponseEvidence,
+  ToolResultEvidence,
 } from '@toolgate/core';
 import type { Logger } from 'pino';
 import type { ActiveBundle } from '../bundle/bundle-store.ts';
 import type { GatewayMetrics } from '../metrics.ts';
-import type { ReceiptSink } from '../receipts/receipt-recorder.ts';
+import { draftReceipt, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 
 /** Everything an MCP receipt records about one JSON-RPC request, filled in as it goes. */
@@ -78,21 +78,8 @@ export class McpReceipts {
     if (this.deps.recorder.drafts === false) return;
     setImmediate(() => {
       if (record.recorded || record.draft?.of === record.mediation) return;
-      try {
-        record.draft = {
-          of: record.mediation,
-          draft: new ReceiptDraft({
-            id: record.id,
-            gateway: this.deps.gateway,
-            receivedAt: new Date(record.receivedAt).toISOString(),
-            identity: record.identity,
-            bundleEtag: record.active.etag,
-            mediation: record.mediation,
-          }),
-        };
-      } catch {
-        // The full build in `record` fails the same way and handles it.
-      }
+      const draft = draftReceipt(this.deps.gateway, record);
+      if (draft) record.draft = { of: record.mediation, draft };
     });
   }
 

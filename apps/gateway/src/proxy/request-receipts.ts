@@ -1,17 +1,17 @@
 import { performance } from 'node:perf_hooks';
-import {
-  type HostedEvidence,
-  type MediationResult,
-  type ProviderSurface,
+import type {
+  HostedEvidence,
+  MediationResult,
+  ProviderSurface,
   ReceiptDraft,
-  type ReceiptEnd,
-  type ReceiptIdentity,
-  type ResponseEvidence,
+  ReceiptEnd,
+  ReceiptIdentity,
+  ResponseEvidence,
 } from '@toolgate/core';
 import type { Logger } from 'pino';
 import type { ActiveBundle } from '../bundle/bundle-store.ts';
 import type { GatewayMetrics } from '../metrics.ts';
-import type { ReceiptSink } from '../receipts/receipt-recorder.ts';
+import { draftReceipt, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import type { ReleasedCalls } from '../receipts/released-calls.ts';
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 import type { RequestTrace } from '../tracing/request-trace.ts';
@@ -86,18 +86,8 @@ export class RequestReceipts {
    */
   draft(record: RequestRecord): void {
     if (this.deps.recorder.drafts === false) return;
-    try {
-      record.draft = new ReceiptDraft({
-        id: record.id,
-        gateway: this.deps.gateway,
-        receivedAt: new Date(record.receivedAt).toISOString(),
-        identity: record.identity,
-        bundleEtag: record.active.etag,
-        mediation: record.mediation,
-      });
-    } catch {
-      // The full build in `record` fails the same way and handles it.
-    }
+    const draft = draftReceipt(this.deps.gateway, record);
+    if (draft) record.draft = draft;
   }
 
   async record(record: RequestRecord, finished: Finished): Promise<Recorded> {

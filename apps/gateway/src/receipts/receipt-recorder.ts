@@ -3,9 +3,11 @@ import {
   buildReceiptBody,
   chainReceiptJson,
   type JsonObject,
+  type MediationResult,
   type ReceiptBody,
-  type ReceiptDraft,
+  ReceiptDraft,
   type ReceiptEnd,
+  type ReceiptIdentity,
   type ReceiptInput,
   type ToolSet,
 } from '@toolgate/core';
@@ -29,6 +31,35 @@ function randomHex8(): string {
   const hex = ID_POOL.toString('hex', idPoolOffset, idPoolOffset + 8);
   idPoolOffset += 8;
   return hex;
+}
+
+/** What a request's record holds of its receipt's request side (LLM and MCP records alike). */
+export interface DraftableRecord {
+  id: string;
+  /** Wall-clock ms when the request arrived. */
+  receivedAt: number;
+  identity: ReceiptIdentity;
+  active: { etag: string };
+  mediation: MediationResult;
+}
+
+/**
+ * The receipt's request side built ahead (`ReceiptDraft`), or undefined when it cannot be made:
+ * the full build at `record` then fails the same way, and says why.
+ */
+export function draftReceipt(gateway: string, record: DraftableRecord): ReceiptDraft | undefined {
+  try {
+    return new ReceiptDraft({
+      id: record.id,
+      gateway,
+      receivedAt: new Date(record.receivedAt).toISOString(),
+      identity: record.identity,
+      bundleEtag: record.active.etag,
+      mediation: record.mediation,
+    });
+  } catch {
+    return undefined;
+  }
 }
 
 /**
