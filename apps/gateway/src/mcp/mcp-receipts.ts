@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type {
   McpEvidence,
   MediationResult,
@@ -11,7 +10,12 @@ import type {
 import type { Logger } from 'pino';
 import type { ActiveBundle } from '../bundle/bundle-store.ts';
 import type { GatewayMetrics } from '../metrics.ts';
-import { draftReceipt, type ReceiptSink } from '../receipts/receipt-recorder.ts';
+import {
+  draftReceipt,
+  type ReceiptSink,
+  receiptInputOf,
+  receiptTiming,
+} from '../receipts/receipt-recorder.ts';
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 
 /** Everything an MCP receipt records about one JSON-RPC request, filled in as it goes. */
@@ -87,12 +91,7 @@ export class McpReceipts {
     const { mediation } = record;
     record.recorded = true;
     const end: ReceiptEnd = {
-      completedAt: new Date(this.deps.now()).toISOString(),
-      latencyMs: {
-        total: round(performance.now() - record.started),
-        mediation: round(record.mediationMs),
-        upstream: round(finished.upstreamMs),
-      },
+      ...receiptTiming(this.deps.now(), record, finished.upstreamMs),
       outcome: {
         status: finished.status,
         ...(finished.error ? { error: finished.error } : {}),
@@ -108,15 +107,7 @@ export class McpReceipts {
       await this.deps.recorder.record(
         drafted
           ? { id: record.id, draft: drafted, end }
-          : {
-              id: record.id,
-              gateway: this.deps.gateway,
-              receivedAt: new Date(record.receivedAt).toISOString(),
-              identity: record.identity,
-              bundleEtag: record.active.etag,
-              mediation,
-              ...end,
-            },
+          : receiptInputOf(this.deps.gateway, record, end),
         mediation.schemas,
       );
       return { ok: true };
@@ -133,8 +124,4 @@ export class McpReceipts {
       return { ok: false, message: 'gateway cannot record receipts right now' };
     }
   }
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
 }

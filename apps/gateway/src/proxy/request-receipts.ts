@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type {
   HostedEvidence,
   MediationResult,
@@ -11,7 +10,12 @@ import type {
 import type { Logger } from 'pino';
 import type { ActiveBundle } from '../bundle/bundle-store.ts';
 import type { GatewayMetrics } from '../metrics.ts';
-import { draftReceipt, type ReceiptSink } from '../receipts/receipt-recorder.ts';
+import {
+  draftReceipt,
+  type ReceiptSink,
+  receiptInputOf,
+  receiptTiming,
+} from '../receipts/receipt-recorder.ts';
 import type { ReleasedCalls } from '../receipts/released-calls.ts';
 import { SpoolFailedError, SpoolFullError } from '../spool/errors.ts';
 import type { RequestTrace } from '../tracing/request-trace.ts';
@@ -153,27 +157,14 @@ export class RequestReceipts {
   }
 
   private receiptInput(record: RequestRecord, finished: Finished) {
-    return {
-      id: record.id,
-      gateway: this.deps.gateway,
-      receivedAt: new Date(record.receivedAt).toISOString(),
-      identity: record.identity,
-      bundleEtag: record.active.etag,
-      mediation: record.mediation,
-      ...this.receiptEnd(record, finished),
-    };
+    return receiptInputOf(this.deps.gateway, record, this.receiptEnd(record, finished));
   }
 
   /** How the request ended, as its receipt records it. */
   private receiptEnd(record: RequestRecord, finished: Finished): ReceiptEnd {
     const hosted = record.hosted?.evidence();
     const end: ReceiptEnd = {
-      completedAt: new Date(this.deps.now()).toISOString(),
-      latencyMs: {
-        total: round(performance.now() - record.started),
-        mediation: round(record.mediationMs),
-        upstream: round(finished.upstreamMs),
-      },
+      ...receiptTiming(this.deps.now(), record, finished.upstreamMs),
       outcome: finished.error
         ? { status: finished.status, error: finished.error }
         : { status: finished.status },
@@ -183,8 +174,4 @@ export class RequestReceipts {
     if (finished.evidence) end.response = finished.evidence;
     return end;
   }
-}
-
-function round(ms: number): number {
-  return Math.round(ms * 1000) / 1000;
 }

@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
 import {
   buildReceiptBody,
   chainReceiptJson,
@@ -41,6 +42,43 @@ export interface DraftableRecord {
   identity: ReceiptIdentity;
   active: { etag: string };
   mediation: MediationResult;
+}
+
+/** A whole receipt's input: the record's request side and how the request ended. */
+export function receiptInputOf(
+  gateway: string,
+  record: DraftableRecord,
+  end: ReceiptEnd,
+): ReceiptInput {
+  return {
+    id: record.id,
+    gateway,
+    receivedAt: new Date(record.receivedAt).toISOString(),
+    identity: record.identity,
+    bundleEtag: record.active.etag,
+    mediation: record.mediation,
+    ...end,
+  };
+}
+
+/** When a request ended and how long its parts took, as its receipt records them. */
+export function receiptTiming(
+  now: number,
+  record: { started: number; mediationMs: number },
+  upstreamMs: number,
+): Pick<ReceiptEnd, 'completedAt' | 'latencyMs'> {
+  return {
+    completedAt: new Date(now).toISOString(),
+    latencyMs: {
+      total: round(performance.now() - record.started),
+      mediation: round(record.mediationMs),
+      upstream: round(upstreamMs),
+    },
+  };
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000;
 }
 
 /**
