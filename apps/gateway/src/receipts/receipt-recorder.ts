@@ -7,6 +7,7 @@ import {
   type MediationResult,
   type ReceiptBody,
   ReceiptDraft,
+  type ReceiptDraftInput,
   type ReceiptEnd,
   type ReceiptIdentity,
   type ReceiptInput,
@@ -50,6 +51,11 @@ export function receiptInputOf(
   record: DraftableRecord,
   end: ReceiptEnd,
 ): ReceiptInput {
+  return { ...requestSide(gateway, record), ...end };
+}
+
+/** What the receipt records of the request itself, known once it has gone upstream. */
+function requestSide(gateway: string, record: DraftableRecord): ReceiptDraftInput {
   return {
     id: record.id,
     gateway,
@@ -57,7 +63,6 @@ export function receiptInputOf(
     identity: record.identity,
     bundleEtag: record.active.etag,
     mediation: record.mediation,
-    ...end,
   };
 }
 
@@ -87,14 +92,7 @@ function round(ms: number): number {
  */
 export function draftReceipt(gateway: string, record: DraftableRecord): ReceiptDraft | undefined {
   try {
-    return new ReceiptDraft({
-      id: record.id,
-      gateway,
-      receivedAt: new Date(record.receivedAt).toISOString(),
-      identity: record.identity,
-      bundleEtag: record.active.etag,
-      mediation: record.mediation,
-    });
+    return new ReceiptDraft(requestSide(gateway, record));
   } catch {
     return undefined;
   }
