@@ -44,6 +44,50 @@ export interface VersionedBundle {
   gzipBody(): Buffer;
 }
 
+/** The rows a snapshot is made of, each part read again only when a change can touch it. */
+interface LoadedParts {
+  gateways: ResourceRecord[];
+  policies: ResourceRecord[];
+  identities: ResourceRecord[];
+  contracts: ResourceRecord[];
+  profiles: ResourceRecord[];
+  servers: ResourceRecord[];
+  tokens: Map<string, Array<{ sha256: string; expiresAt: string | null }>>;
+  hosted: ResourceRecord[];
+}
+type SnapshotPart = keyof LoadedParts;
+const ALL_PARTS: ReadonlyArray<SnapshotPart> = [
+  'gateways',
+  'policies',
+  'identities',
+  'contracts',
+  'profiles',
+  'servers',
+  'tokens',
+  'hosted',
+];
+/** The parts a change of each kind can touch (a token's change is notified as its Identity's). */
+const PARTS_OF_KIND: Readonly<Record<string, ReadonlyArray<SnapshotPart>>> = {
+  Gateway: ['gateways'],
+  MediationPolicy: ['policies'],
+  Identity: ['identities', 'tokens'],
+  CapabilityContract: ['contracts'],
+  ProviderProfile: ['profiles'],
+  McpServer: ['servers'],
+  HostedTool: ['hosted'],
+};
+
+/** When the first of these live tokens expires (ms since the epoch; Infinity: none does). */
+function firstExpiry(tokens: LoadedParts['tokens']): number {
+  let first = Number.POSITIVE_INFINITY;
+  for (const list of tokens.values()) {
+    for (const token of list) {
+      if (token.expiresAt !== null) first = Math.min(first, Date.parse(token.expiresAt));
+    }
+  }
+  return first;
+}
+
 /** Everything bundles are made of, loaded once per change and shared by every gateway. */
 interface Snapshot {
   gateways: Map<string, ResourceRecord>;
@@ -100,6 +144,13 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
   /** Bumped by every committed change of a bundle kind; a snapshot is valid for one version. */
   private version = 0;
   private cached: { version: number; snapshot: Promise<Snapshot> } | undefined;
+  /** Per part, the version of the last change that can have touched it. */
+  private readonly changedAt: Record<SnapshotPart, number> = Object.fromEntries(
+    ALL_PARTS.map((part) => [part, 0]),
+  ) as Record<SnapshotPart, number>;
+  /** The newest completed load's parts, and per part the version its rows were read at. */
+  private loaded: { parts: LoadedParts; readAt: Record<SnapshotPart, number> } | undefined;
+  private loadedVersion = -1;
   private unsubscribe: (() => void) | undefined;
   private parked = 0;
 
@@ -112,7 +163,11 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
   onModuleInit(): void {
     // Registered before any long-poll listens, so a woken poll always sees the new version.
     this.unsubscribe = this.notifier.subscribe((change) => {
-      if (!change || BUNDLE_KINDS.has(change.kind)) this.version++;
+      if (change && !BUNDLE_KINDS.has(change.kind)) return;
+      this.version++;
+      // Which parts the change can have touched (all of them when it does not say).
+      const parts = change ? (PARTS_OF_KIND[change.kind] ?? ALL_PARTS) : ALL_PARTS;
+      for (const part of parts) this.changedAt[part] = this.version;
     });
   }
 
@@ -165,17 +220,39 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
     if (this.cached?.version === this.version) return this.cached.snapshot;
     const version = this.version;
     const snapshot = (async () => {
+      // Only the parts a change since the last load can have touched are read again: a policy
+      // applied to a fleet of 1,000 reloads the policies, not 1,000 gateways, identities and
+      // tokens. A part whose rows were read at `readAt` holds every change notified up to it
+      // (the notification comes after the commit, the read after the version was taken).
+      const base = this.loaded;
+      // Live tokens are also read again once one of them has expired since, as before.
+      const reuse = (part: SnapshotPart) =>
+        base !== undefined &&
+        this.changedAt[part] <= base.readAt[part] &&
+        (part !== 'tokens' || Date.now() < firstExpiry(base.parts.tokens));
+      const load = <P extends SnapshotPart>(part: P, read: () => Promise<LoadedParts[P]>) =>
+        reuse(part) ? (base as { parts: LoadedParts }).parts[part] : read();
+      const readAt = Object.fromEntries(
+        ALL_PARTS.map((part) => [part, reuse(part) ? base?.readAt[part] : version]),
+      ) as Record<SnapshotPart, number>;
       const [gateways, policies, identities, contracts, profiles, servers, tokens, hosted] =
         await Promise.all([
-          this.resources.all('Gateway'),
-          this.resources.all('MediationPolicy'),
-          this.resources.all('Identity'),
-          this.resources.all('CapabilityContract'),
-          this.resources.all('ProviderProfile'),
-          this.resources.all('McpServer'),
-          this.tokenRepository.liveByIdentity(new Date()),
-          this.resources.all('HostedTool'),
+          load('gateways', () => this.resources.all('Gateway')),
+          load('policies', () => this.resources.all('MediationPolicy')),
+          load('identities', () => this.resources.all('Identity')),
+          load('contracts', () => this.resources.all('CapabilityContract')),
+          load('profiles', () => this.resources.all('ProviderProfile')),
+          load('servers', () => this.resources.all('McpServer')),
+          load('tokens', () => this.tokenRepository.liveByIdentity(new Date())),
+          load('hosted', () => this.resources.all('HostedTool')),
         ]);
+      const parts: LoadedParts = {
+        ...{ gateways, policies, identities, contracts, profiles, servers, tokens, hosted },
+      };
+      if (this.loaded === undefined || version >= this.loadedVersion) {
+        this.loaded = { parts, readAt };
+        this.loadedVersion = version;
+      }
       return {
         gateways: new Map(gateways.map((g) => [g.object.metadata.name, g])),
         policies,

@@ -116,6 +116,71 @@ describe('gateway bundle', () => {
     expect(bundle.policies.map((p) => p.name)).toContain('c-prod');
   });
 
+  it('reflects a change of every kind it is made of (each part is reloaded when it can have changed)', async () => {
+    const bundleNow = async () => {
+      // Warm: the snapshot after the previous change is loaded, so the next one is a partial reload.
+      const response = await getBundle();
+      return (await response.json()) as GatewayBundle;
+    };
+    await bundleNow();
+    await api.identity('agent-bob', ['agent'], 'human');
+    const bob = async () => (await bundleNow()).identities.find((i) => i.name === 'agent-bob');
+    expect((await bob())?.tokens).toHaveLength(1);
+    // A second token, then both revoked: only the identity's tokens changed.
+    const second = await api.operator.call('tokens.issueToken', {
+      params: { name: 'agent-bob' },
+      body: { ttlSeconds: 3600 },
+    });
+    expect((await bob())?.tokens).toHaveLength(2);
+    const { items } = await api.operator.call('tokens.listTokens', {
+      params: { name: 'agent-bob' },
+    });
+    for (const t of items) {
+      await api.operator.call('tokens.revokeToken', {
+        params: { name: 'agent-bob', tokenId: t.id },
+      });
+    }
+    expect(second.expiresAt).not.toBeNull();
+    expect((await bob())?.tokens ?? []).toHaveLength(0);
+    await api.operator.call('mcpServers.create', {
+      body: {
+        apiVersion: 'toolgate.dev/v1',
+        kind: 'McpServer',
+        metadata: { name: 'sync-mcp' },
+        spec: { url: 'http://127.0.0.1:9/mcp' },
+      },
+    });
+    expect((await bundleNow()).mcpServers?.map((m) => m.name)).toContain('sync-mcp');
+    await api.operator.call('hostedTools.create', {
+      body: {
+        apiVersion: 'toolgate.dev/v1',
+        kind: 'HostedTool',
+        metadata: { name: 'sync-hosted' },
+        spec: {
+          tool: { name: 'sync_hosted', description: 'A tool.' },
+          endpoint: { url: 'http://127.0.0.1:9/tool' },
+        },
+      },
+    });
+    expect((await bundleNow()).hostedTools?.map((h) => h.name)).toContain('sync-hosted');
+    // The gateway's own labels: it now selects the dev policies.
+    const current = await api.operator.call('gateways.get', { params: { name: 'edge-a' } });
+    await api.operator.call('gateways.replace', {
+      params: { name: 'edge-a' },
+      body: { ...current, metadata: { ...current.metadata, labels: { env: 'dev' } } } as never,
+    });
+    expect((await bundleNow()).policies.map((p) => p.name)).toContain('dev-only');
+    const relabelled = await api.operator.call('gateways.get', { params: { name: 'edge-a' } });
+    await api.operator.call('gateways.replace', {
+      params: { name: 'edge-a' },
+      body: {
+        ...relabelled,
+        metadata: { ...relabelled.metadata, labels: { env: 'prod' } },
+      } as never,
+    });
+    expect((await bundleNow()).policies.map((p) => p.name)).not.toContain('dev-only');
+  });
+
   it('does not change for a policy the gateway does not select', async () => {
     const etag = (await getBundle()).headers.get('etag')?.replaceAll('"', '') as string;
     await api.operator.call('mediationPolicies.create', { body: policy('dev-2', 'dev', 1) });
