@@ -104,6 +104,7 @@ export async function runApiSyncBench(): Promise<BenchResult> {
     const bundles = app.get(BundleService);
     const latencies: number[] = [];
     const parkTimes: number[] = [];
+    const applyTimes: number[] = [];
     try {
       await withCpuProfile('api-sync-api', async () => {
         for (let round = 0; round < ROUNDS; round++) {
@@ -136,6 +137,7 @@ export async function runApiSyncBench(): Promise<BenchResult> {
               },
             }),
           });
+          applyTimes.push(performance.timeOrigin + performance.now() - applyStarted);
           if (apply.status !== 201)
             throw new Error(`apply failed: ${apply.status} ${await apply.text()}`);
           for (const at of (await received).flat()) latencies.push(at - applyStarted);
@@ -155,7 +157,7 @@ export async function runApiSyncBench(): Promise<BenchResult> {
       lines: [
         `${latencies.length} bundle deliveries over ${ROUNDS} applies, the fleet in ${workers.length} worker threads`,
         `${GATEWAYS} long-polls held ${Math.min(...parkTimes).toFixed(0)}–${Math.max(...parkTimes).toFixed(0)} ms after they were sent (before each apply)`,
-        `first delivery ${sorted[0]?.toFixed(0)} ms after the apply started (its transaction, the notification, the snapshot); p50 ${at(0.5).toFixed(0)} ms, p95 ${at(0.95).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${sorted.at(-1)?.toFixed(0)} ms (target p99 < ${TARGET_P99_MS} ms) ${passed ? 'PASS' : 'FAIL'}`,
+        `the apply answered ${Math.min(...applyTimes).toFixed(0)}–${Math.max(...applyTimes).toFixed(0)} ms after it was sent; first delivery ${sorted[0]?.toFixed(0)} ms after it (the notification, the snapshot, the first bundle); p50 ${at(0.5).toFixed(0)} ms, p95 ${at(0.95).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${sorted.at(-1)?.toFixed(0)} ms (target p99 < ${TARGET_P99_MS} ms) ${passed ? 'PASS' : 'FAIL'}`,
       ],
     };
   } finally {
