@@ -274,6 +274,29 @@ describe('receipt ingest', () => {
     expect(verification).toMatchObject({ gateway: 'gw-v1', valid: true, checked: 4 });
   });
 
+  it('takes a v1 receipt with an unknown tool_set_hash member as v1 (the schema decides)', async () => {
+    const client = await gateway('gw-v1-extra');
+    const [body] = bodies('gw-v1-extra', 1);
+    // Not a member of v1 (zod's copy would drop it): the receipt is still read for its inline tools.
+    const linked = {
+      ...body,
+      schema: 'toolgate.receipt.v1',
+      tool_set_hash: `sha256:${'f'.repeat(64)}`,
+      prev_hash: null,
+    };
+    const receipt = { ...linked, hash: hashCanonical(linked) };
+    const { results } = await call(client, 'receipts.ingest', {
+      params: { name: 'gw-v1-extra' },
+      body: { receipts: [receipt] },
+    });
+    expect(results).toEqual([{ id: 'gw-v1-extra-r0', result: 'created' }]);
+    const { rows } = await db.query('SELECT tools, body FROM receipts WHERE id = $1', [
+      'gw-v1-extra-r0',
+    ]);
+    expect(rows[0].tools).toEqual(['search_code', 'create_pull_request', 'read_file']);
+    expect(rows[0].body.tool_set_hash).toBe(linked.tool_set_hash);
+  });
+
   it('runs a batch again when PostgreSQL breaks a deadlock by aborting it', async () => {
     const client = await gateway('gw-deadlock');
     const chain = chainOf(bodies('gw-deadlock', 3, 0, ['deadlock_tool']));
