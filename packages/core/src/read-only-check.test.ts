@@ -188,6 +188,11 @@ describe('readOnlyCheck', () => {
       ['b negative', { ...base, b: -1 }],
       ['a too short', { ...base, a: 'a' }],
       ['a too long', { ...base, a: 'abcd' }],
+      // zod counts code points: 6 UTF-16 units are 3 of them, 2 units are 1.
+      ['a astral, 3 code points', { ...base, a: '\u{1F600}\u{1F600}\u{1F600}' }],
+      ['a astral, 4 code points', { ...base, a: '\u{1F600}'.repeat(4) }],
+      ['a astral, 1 code point', { ...base, a: '\u{1F600}' }],
+      ['b past the safe integers', { ...base, b: 2 ** 53 }],
       ['c matching', { ...base, c: 'xx' }],
       ['c not matching', { ...base, c: 'xy' }],
       ['c missing', { a: 'ab', d: [], e: base.e, f: 'v1' }],
@@ -203,7 +208,7 @@ describe('readOnlyCheck', () => {
     for (const [name, value] of table) {
       expect(check(value), name).toBe(schema.safeParse(value).success);
     }
-    expect(table.filter(([, value]) => check(value)).length).toBe(5);
+    expect(table.filter(([, value]) => check(value)).length).toBe(6);
   });
 
   it('refuses to compile what it does not mirror', () => {

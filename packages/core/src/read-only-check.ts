@@ -174,7 +174,10 @@ function compileObject(def: ZodInternals['def'], where: string): Predicate {
 /**
  * A refinement, run by zod's own check function on a scratch payload (checks are synchronous
  * and keep nothing of it), so `min`, `regex`, `int`, ISO formats… mean exactly what they do in
- * zod. A check with a `when` runs only when zod would run it.
+ * zod. A check with a `when` runs only when zod would run it. The common ones first try a plain
+ * test that can only accept what zod's check accepts (a pattern zod tests as it is, a length in
+ * UTF-16 units that settles the count in code points, a bound); whatever it does not accept goes
+ * to zod's check, which decides.
  */
 function compileCheck(check: CheckInstance, where: string): Predicate {
   const { def } = check._zod;
@@ -182,7 +185,7 @@ function compileCheck(check: CheckInstance, where: string): Predicate {
   const payload: CheckPayload = { value: undefined, issues: [] };
   const run = check._zod.check.bind(check._zod);
   const when = def.when;
-  return (value) => {
+  const byZod = (value: unknown): boolean => {
     payload.value = value;
     payload.issues.length = 0;
     if (when !== undefined && !when(payload)) return true;
@@ -193,6 +196,67 @@ function compileCheck(check: CheckInstance, where: string): Predicate {
     payload.value = undefined;
     return ok;
   };
+  const accepts = fastAccept(def as CheckDef);
+  if (accepts === undefined) return byZod;
+  return (value) => accepts(value) || byZod(value);
+}
+
+interface CheckDef {
+  check: string;
+  format?: string;
+  pattern?: RegExp;
+  minimum?: number;
+  maximum?: number;
+  value?: unknown;
+  inclusive?: boolean;
+}
+
+/** The value types are the schema's own (its type was checked first); `when` holds for them. */
+function fastAccept(def: CheckDef): Predicate | undefined {
+  switch (def.check) {
+    case 'string_format': {
+      // zod's check for these two is `pattern.test` and nothing else (checks.js).
+      const { pattern } = def;
+      if (pattern === undefined || (def.format !== 'regex' && def.format !== 'datetime')) {
+        return undefined;
+      }
+      return (value) => {
+        pattern.lastIndex = 0;
+        return pattern.test(value as string);
+      };
+    }
+    case 'max_length': {
+      // Code points never outnumber UTF-16 units.
+      const { maximum } = def;
+      if (typeof maximum !== 'number') return undefined;
+      return (value) => (value as { length: number }).length <= maximum;
+    }
+    case 'min_length': {
+      // A code point is at most two UTF-16 units; arrays count their elements.
+      const { minimum } = def;
+      if (typeof minimum !== 'number') return undefined;
+      return (value) =>
+        typeof value === 'string'
+          ? value.length >= minimum * 2
+          : (value as { length: number }).length >= minimum;
+    }
+    case 'greater_than':
+    case 'less_than': {
+      const bound = def.value;
+      if (typeof bound !== 'number') return undefined;
+      const above = def.check === 'greater_than';
+      if (def.inclusive === true) {
+        return above
+          ? (value) => (value as number) >= bound
+          : (value) => (value as number) <= bound;
+      }
+      return above ? (value) => (value as number) > bound : (value) => (value as number) < bound;
+    }
+    case 'number_format':
+      return def.format === 'safeint' ? (value) => Number.isSafeInteger(value) : undefined;
+    default:
+      return undefined;
+  }
 }
 
 function innerOf(schema: SchemaInstance | undefined, where: string): SchemaInstance {
