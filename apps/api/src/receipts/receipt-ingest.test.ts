@@ -197,6 +197,40 @@ describe('receipt ingest', () => {
     ]);
   });
 
+  it('stores every valid one of a batch of 600 tool sets, and not the misfiled one', async () => {
+    const client = await gateway('gw-many-sets');
+    // The chain's two receipts use two of the 600 sets, no receipt references the rest, and one
+    // of those is invalid (misfiled).
+    const chain = chainOf(bodies('gw-many-sets', 2, 0, ['read_file', 'many_sets_tool']));
+    const tool_sets: Record<string, unknown> = {};
+    const items = chain.map((receipt) => {
+      const { stored, toolSet } = compactReceipt(receipt);
+      tool_sets[stored.tool_set_hash] = toolSet;
+      return stored;
+    });
+    const template = compactReceipt(chain[0] as Receipt).toolSet;
+    const extra: string[] = [];
+    for (let i = 0; i < 598; i++) {
+      const set = { tools: template.tools.map((tool) => ({ ...tool, name: `many_${i}` })) };
+      const hash = hashCanonical(set);
+      tool_sets[hash] = set;
+      extra.push(hash);
+    }
+    const misfiled = extra[300] as string;
+    tool_sets[misfiled] = { tools: [] };
+    const { results } = await call(client, 'receipts.ingest', {
+      params: { name: 'gw-many-sets' },
+      body: { receipts: items, tool_sets },
+    });
+    expect(results.map((r) => r.result)).toEqual(['created', 'created']);
+    const { rows } = await db.query('SELECT hash FROM tool_sets WHERE hash = ANY($1::text[])', [
+      Object.keys(tool_sets),
+    ]);
+    const storedHashes = new Set(rows.map((row) => row.hash));
+    expect(storedHashes.size).toBe(Object.keys(tool_sets).length - 1);
+    expect(storedHashes.has(misfiled)).toBe(false);
+  });
+
   it('keeps a valid tool set sent with a receipt that is rejected: later receipts rely on it', async () => {
     const client = await gateway('gw-kept-set');
     const chain = chainOf(bodies('gw-kept-set', 2, 0, ['read_file', 'keep_rejected_sets']));
