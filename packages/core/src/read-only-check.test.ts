@@ -119,7 +119,13 @@ describe('readOnlyCheck', () => {
       fc.assert(
         fc.property(arbitraryOf(schema as unknown as Schema), (value) => {
           const verdict = check(value);
-          expect(verdict).toBe(schema.safeParse(value).success);
+          const zod = schema.safeParse(value);
+          expect(verdict).toBe(zod.success);
+          // And what a caller reports on a rejection is zod's, field paths and all.
+          const parsed = safeParseReadOnly(schema, check, value);
+          expect(parsed.success ? [] : parsed.error.issues).toEqual(
+            zod.success ? [] : zod.error.issues,
+          );
           if (verdict) accepted++;
           else rejected++;
         }),

@@ -1,8 +1,16 @@
 import { type ApiClient, ApiError } from '@toolgate/contract';
-import { compactReceipt, hashCanonical, type Receipt, type ToolSet } from '@toolgate/core';
+import {
+  compactReceipt,
+  hashCanonical,
+  issuesToCauses,
+  type Receipt,
+  StoredReceipt,
+  ToolSet,
+} from '@toolgate/core';
 import { until } from '@toolgate/core/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
 import { receiptColumns } from './receipt-columns.ts';
 import { chainOf, fixtureReceiptBody } from './receipt-fixtures.ts';
@@ -474,6 +482,55 @@ describe('receipt ingest', () => {
     const [result] = await ingest(client, 'gw-first', [orphan]);
     expect(result).toMatchObject({ result: 'rejected', reason: 'ChainBroken' });
     expect(result?.message).toContain('is empty');
+  });
+
+  it("names every invalid receipt's and tool set's fields exactly as zod's parse does (table)", async () => {
+    const client = await gateway('gw-zod-table');
+    const [receipt] = chainOf(bodies('gw-zod-table', 1, 0, ['read_file', 'zod_table_tool']));
+    const { stored, toolSet } = compactReceipt(receipt as Receipt);
+    const tools = toolSet.tools;
+    const receipts: Array<Record<string, unknown>> = [
+      { ...stored, id: 'gw-zod-table-1', stream: 'yes' },
+      { ...stored, id: 'gw-zod-table-2', latency_ms: { ...stored.latency_ms, total: -1 } },
+      { ...stored, id: 'gw-zod-table-3', outcome: { status: 42.5 } },
+      { ...stored, id: 'gw-zod-table-4', identity: { binding: 'trusted' } },
+      { ...stored, id: 'gw-zod-table-5', bundle: { etag: 'e', policies: [{ name: 'p' }] } },
+      { ...stored, id: 'gw-zod-table-6', tool_set_hash: 'sha256:short', prev_hash: 7 },
+      { ...stored, id: 'x'.repeat(129), timestamps: { received_at: '2026-01-02' } },
+    ];
+    const { results } = await call(client, 'receipts.ingest', {
+      params: { name: 'gw-zod-table' },
+      body: { receipts },
+    });
+    const zodMessage = (schema: z.ZodType, value: unknown, prefix: PropertyKey[] = []) => {
+      const parsed = schema.safeParse(value);
+      if (parsed.success) throw new Error('the table holds only invalid values');
+      return issuesToCauses(parsed.error.issues, prefix)
+        .map((cause) => `${cause.field}: ${cause.message}`)
+        .join('; ');
+    };
+    expect(results.map((r) => [r.result, r.reason, r.message])).toEqual(
+      receipts.map((item) => ['rejected', 'Invalid', zodMessage(StoredReceipt, item)]),
+    );
+    // A tool set: strict at its root, plain below.
+    const sets: unknown[] = [
+      { tools, extra: 1 },
+      { tools: [{ ...tools[0], visible_to_agent: 'no' }] },
+      { tools: [{ ...tools[0], schema_hash: 'sha256:x' }], wardwright_tool_mediation: {} },
+    ];
+    const hash = `sha256:${'c'.repeat(64)}`;
+    // A receipt that references the set and hashes right, so the set is what is judged.
+    const { hash: _stated, ...rest } = { ...stored, tool_set_hash: hash };
+    const referencing = { ...rest, hash: hashCanonical(rest) };
+    for (const set of sets) {
+      const answer = await call(client, 'receipts.ingest', {
+        params: { name: 'gw-zod-table' },
+        body: { receipts: [referencing], tool_sets: { [hash]: set } },
+      });
+      expect(answer.results[0]?.message).toBe(
+        `tool_set_hash: the tool set sent for it is invalid: ${zodMessage(ToolSet, set, ['tool_sets', hash])}`,
+      );
+    }
   });
 
   it('rejects a receipt of another gateway, an invalid item and a wrong hash, per item', async () => {
