@@ -39,6 +39,7 @@ export * from './json/request-parser.ts';
 export * from './json/utf8-bytes.ts';
 export * from './json/well-formed-text.ts';
 export * from './log-redaction.ts';
+export * from './read-only-check.ts';
 export * from './receipt/build-receipt.ts';
 export * from './receipt/chain.ts';
 export * from './receipt/receipt-draft.ts';

@@ -293,6 +293,26 @@ describe('lone surrogates', () => {
     expect(status.message).toMatch(/nests deeper than \d+ levels/);
   });
 
+  it('counts arrays and objects alike: a container at depth 255 passes the parser, 256 not', async () => {
+    const route = ROUTES[0] as BodyRoute;
+    // `levels` containers, arrays and objects in turn, in place of metadata.annotations.note
+    // (depth 3): the innermost is at depth 2 + levels.
+    const nested = (levels: number) => {
+      const pairs = Math.floor(levels / 2);
+      const inner = levels % 2 === 1 ? '[1]' : '1';
+      return JSON.stringify(policy('text-depth', 'placeholder')).replace(
+        '"placeholder"',
+        `${'[{"a":'.repeat(pairs)}${inner}${'}]'.repeat(pairs)}`,
+      );
+    };
+    const deepest = await expectRefused(route, nested(254));
+    expect(deepest.message).toMatch(/nests deeper than 256 levels/);
+    // One level less reaches the schema, which refuses an array as a note.
+    const within = await send(route, nested(253));
+    expect(within.status).toBe(422);
+    expect(((await within.json()) as StatusBody).message).toContain('metadata.annotations.note');
+  });
+
   it('accepts paired surrogates and an escaped backslash before "ud800"', async () => {
     const route = ROUTES[0] as BodyRoute;
     const text = JSON.stringify(policy('text-emoji', 'placeholder')).replace(

@@ -12,8 +12,10 @@ import {
   issuesToCauses,
   type Receipt,
   ReceiptV1,
+  readOnlyCheck,
   receiptHashAndJson,
   StoredReceipt,
+  safeParseReadOnly,
   ToolSet,
 } from '@toolgate/core';
 import type { z } from 'zod';
@@ -42,6 +44,16 @@ type ResolvedItem =
   | { ok: false; result: ReceiptIngestResult }
   | { ok: true; receipt: Receipt; hash: string; body: string; toolSetHash: string | null }
   | StandInItem;
+
+/**
+ * The schemas' verdicts without zod's copy of every object: a valid item is checked by reading
+ * it only (most are), an invalid one is parsed by zod for its issues, so the message names the
+ * field exactly as before (read-only-check.test.ts proves both accept the same inputs). A valid
+ * item is then used as sent, unknown members included: only declared fields are read off it.
+ */
+const isStoredReceipt = readOnlyCheck(StoredReceipt);
+const isReceiptV1 = readOnlyCheck(ReceiptV1);
+const isToolSet = readOnlyCheck(ToolSet);
 
 /** A tool set sent with the batch: valid (with its canonical JSON), or why not. */
 type SentToolSet = { ok: true; toolSet: ToolSet; json: string } | { ok: false; message: string };
@@ -149,7 +161,9 @@ function checkItem(gateway: string, item: unknown): CheckedItem {
       }
     }
   }
-  const parsed = (legacy ? ReceiptV1 : StoredReceipt).safeParse(item);
+  const parsed = legacy
+    ? safeParseReadOnly(ReceiptV1, isReceiptV1, item)
+    : safeParseReadOnly(StoredReceipt, isStoredReceipt, item);
   if (!parsed.success) return rejected('Invalid', describeIssues(parsed.error));
   const receipt = parsed.data;
   if (receipt.gateway !== gateway) {
@@ -207,7 +221,7 @@ function linkOf(item: StandInItem | Extract<ResolvedItem, { receipt: Receipt }>)
 /** A tool set sent with the batch must be one and be filed under its own canonical hash. */
 function checkToolSet(hash: string, value: unknown): SentToolSet {
   const field = `tool_sets["${hash}"]`;
-  const parsed = ToolSet.safeParse(value);
+  const parsed = safeParseReadOnly(ToolSet, isToolSet, value);
   if (!parsed.success) {
     return { ok: false, message: describeIssues(parsed.error, ['tool_sets', hash]) };
   }
@@ -276,7 +290,9 @@ function resolveItem(
 ): ResolvedItem {
   if (!item.ok || 'standIn' in item) return item;
   const { receipt, body } = item;
-  if (!('tool_set_hash' in receipt)) {
+  // By its schema, not by a `tool_set_hash` member: a v1 receipt is used as sent, and one with an
+  // unknown `tool_set_hash` (zod used to strip it) is still a v1 receipt, its tool set inline.
+  if (receipt.schema === 'toolgate.receipt.v1') {
     return {
       ok: true,
       receipt: receipt as unknown as Receipt,

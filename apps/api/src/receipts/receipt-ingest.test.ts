@@ -1,8 +1,16 @@
 import { type ApiClient, ApiError } from '@toolgate/contract';
-import { compactReceipt, hashCanonical, type Receipt, type ToolSet } from '@toolgate/core';
+import {
+  compactReceipt,
+  hashCanonical,
+  issuesToCauses,
+  type Receipt,
+  StoredReceipt,
+  ToolSet,
+} from '@toolgate/core';
 import { until } from '@toolgate/core/testing';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { startTestApi, type TestApi } from '../testing/test-api.ts';
 import { receiptColumns } from './receipt-columns.ts';
 import { chainOf, fixtureReceiptBody } from './receipt-fixtures.ts';
@@ -197,6 +205,40 @@ describe('receipt ingest', () => {
     ]);
   });
 
+  it('stores every valid one of a batch of 600 tool sets, and not the misfiled one', async () => {
+    const client = await gateway('gw-many-sets');
+    // The chain's two receipts use two of the 600 sets, no receipt references the rest, and one
+    // of those is invalid (misfiled).
+    const chain = chainOf(bodies('gw-many-sets', 2, 0, ['read_file', 'many_sets_tool']));
+    const tool_sets: Record<string, unknown> = {};
+    const items = chain.map((receipt) => {
+      const { stored, toolSet } = compactReceipt(receipt);
+      tool_sets[stored.tool_set_hash] = toolSet;
+      return stored;
+    });
+    const template = compactReceipt(chain[0] as Receipt).toolSet;
+    const extra: string[] = [];
+    for (let i = 0; i < 598; i++) {
+      const set = { tools: template.tools.map((tool) => ({ ...tool, name: `many_${i}` })) };
+      const hash = hashCanonical(set);
+      tool_sets[hash] = set;
+      extra.push(hash);
+    }
+    const misfiled = extra[300] as string;
+    tool_sets[misfiled] = { tools: [] };
+    const { results } = await call(client, 'receipts.ingest', {
+      params: { name: 'gw-many-sets' },
+      body: { receipts: items, tool_sets },
+    });
+    expect(results.map((r) => r.result)).toEqual(['created', 'created']);
+    const { rows } = await db.query('SELECT hash FROM tool_sets WHERE hash = ANY($1::text[])', [
+      Object.keys(tool_sets),
+    ]);
+    const storedHashes = new Set(rows.map((row) => row.hash));
+    expect(storedHashes.size).toBe(Object.keys(tool_sets).length - 1);
+    expect(storedHashes.has(misfiled)).toBe(false);
+  });
+
   it('keeps a valid tool set sent with a receipt that is rejected: later receipts rely on it', async () => {
     const client = await gateway('gw-kept-set');
     const chain = chainOf(bodies('gw-kept-set', 2, 0, ['read_file', 'keep_rejected_sets']));
@@ -272,6 +314,29 @@ describe('receipt ingest', () => {
     expect(rows[0].tools).toEqual(['search_code', 'create_pull_request', 'read_file']);
     const verification = await call(api.operator, 'receipts.verify', { params: { name: 'gw-v1' } });
     expect(verification).toMatchObject({ gateway: 'gw-v1', valid: true, checked: 4 });
+  });
+
+  it('takes a v1 receipt with an unknown tool_set_hash member as v1 (the schema decides)', async () => {
+    const client = await gateway('gw-v1-extra');
+    const [body] = bodies('gw-v1-extra', 1);
+    // Not a member of v1 (zod's copy would drop it): the receipt is still read for its inline tools.
+    const linked = {
+      ...body,
+      schema: 'toolgate.receipt.v1',
+      tool_set_hash: `sha256:${'f'.repeat(64)}`,
+      prev_hash: null,
+    };
+    const receipt = { ...linked, hash: hashCanonical(linked) };
+    const { results } = await call(client, 'receipts.ingest', {
+      params: { name: 'gw-v1-extra' },
+      body: { receipts: [receipt] },
+    });
+    expect(results).toEqual([{ id: 'gw-v1-extra-r0', result: 'created' }]);
+    const { rows } = await db.query('SELECT tools, body FROM receipts WHERE id = $1', [
+      'gw-v1-extra-r0',
+    ]);
+    expect(rows[0].tools).toEqual(['search_code', 'create_pull_request', 'read_file']);
+    expect(rows[0].body.tool_set_hash).toBe(linked.tool_set_hash);
   });
 
   it('runs a batch again when PostgreSQL breaks a deadlock by aborting it', async () => {
@@ -417,6 +482,55 @@ describe('receipt ingest', () => {
     const [result] = await ingest(client, 'gw-first', [orphan]);
     expect(result).toMatchObject({ result: 'rejected', reason: 'ChainBroken' });
     expect(result?.message).toContain('is empty');
+  });
+
+  it("names every invalid receipt's and tool set's fields exactly as zod's parse does (table)", async () => {
+    const client = await gateway('gw-zod-table');
+    const [receipt] = chainOf(bodies('gw-zod-table', 1, 0, ['read_file', 'zod_table_tool']));
+    const { stored, toolSet } = compactReceipt(receipt as Receipt);
+    const tools = toolSet.tools;
+    const receipts: Array<Record<string, unknown>> = [
+      { ...stored, id: 'gw-zod-table-1', stream: 'yes' },
+      { ...stored, id: 'gw-zod-table-2', latency_ms: { ...stored.latency_ms, total: -1 } },
+      { ...stored, id: 'gw-zod-table-3', outcome: { status: 42.5 } },
+      { ...stored, id: 'gw-zod-table-4', identity: { binding: 'trusted' } },
+      { ...stored, id: 'gw-zod-table-5', bundle: { etag: 'e', policies: [{ name: 'p' }] } },
+      { ...stored, id: 'gw-zod-table-6', tool_set_hash: 'sha256:short', prev_hash: 7 },
+      { ...stored, id: 'x'.repeat(129), timestamps: { received_at: '2026-01-02' } },
+    ];
+    const { results } = await call(client, 'receipts.ingest', {
+      params: { name: 'gw-zod-table' },
+      body: { receipts },
+    });
+    const zodMessage = (schema: z.ZodType, value: unknown, prefix: PropertyKey[] = []) => {
+      const parsed = schema.safeParse(value);
+      if (parsed.success) throw new Error('the table holds only invalid values');
+      return issuesToCauses(parsed.error.issues, prefix)
+        .map((cause) => `${cause.field}: ${cause.message}`)
+        .join('; ');
+    };
+    expect(results.map((r) => [r.result, r.reason, r.message])).toEqual(
+      receipts.map((item) => ['rejected', 'Invalid', zodMessage(StoredReceipt, item)]),
+    );
+    // A tool set: strict at its root, plain below.
+    const sets: unknown[] = [
+      { tools, extra: 1 },
+      { tools: [{ ...tools[0], visible_to_agent: 'no' }] },
+      { tools: [{ ...tools[0], schema_hash: 'sha256:x' }], wardwright_tool_mediation: {} },
+    ];
+    const hash = `sha256:${'c'.repeat(64)}`;
+    // A receipt that references the set and hashes right, so the set is what is judged.
+    const { hash: _stated, ...rest } = { ...stored, tool_set_hash: hash };
+    const referencing = { ...rest, hash: hashCanonical(rest) };
+    for (const set of sets) {
+      const answer = await call(client, 'receipts.ingest', {
+        params: { name: 'gw-zod-table' },
+        body: { receipts: [referencing], tool_sets: { [hash]: set } },
+      });
+      expect(answer.results[0]?.message).toBe(
+        `tool_set_hash: the tool set sent for it is invalid: ${zodMessage(ToolSet, set, ['tool_sets', hash])}`,
+      );
+    }
   });
 
   it('rejects a receipt of another gateway, an invalid item and a wrong hash, per item', async () => {

@@ -11,6 +11,7 @@ import {
 } from '@toolgate/core';
 import pg from 'pg';
 import { PrismaService } from '../database/prisma.service.ts';
+import { arrayLiteral, columnLiteral, nestedLiteral } from './array-literal.ts';
 import type { ReceiptColumns } from './receipt-columns.ts';
 import type { ToolLinkRow } from './receipt-tool-links.ts';
 
@@ -331,7 +332,7 @@ function insertStatement(
   gateway: string,
   rows: ReadonlyArray<NewReceiptRow>,
 ): { text: string; values: string[] } {
-  const column = (value: (row: NewReceiptRow) => string | null) => arrayLiteral(rows.map(value));
+  const column = (value: (row: NewReceiptRow) => string | null) => columnLiteral(rows, value);
   // text[][] cannot be unnested row by row (arrays are rectangular and unnest flattens them),
   // so each row's array travels as an array literal inside the array, and is cast back.
   const nested = (
@@ -343,7 +344,7 @@ function insertStatement(
       | 'calledTools'
       | 'blockedCalls'
       | 'withheldCalls',
-  ) => arrayLiteral(rows.map((row) => arrayLiteral(row[key])));
+  ) => nestedLiteral(rows, (row) => row[key]);
   const values = [
     gateway,
     column((row) => row.id),
@@ -457,21 +458,3 @@ function postgresErrorCode(error: unknown): string | undefined {
 function isUniqueViolation(error: unknown): boolean {
   return postgresErrorCode(error) === UNIQUE_VIOLATION;
 }
-
-/**
- * PostgreSQL array literal: `{"a","b \\"quoted\\"",NULL}`. A plain loop, escaping only what
- * needs it: a batch's statement builds some 20,000 elements.
- */
-function arrayLiteral(values: ReadonlyArray<string | null>): string {
-  let literal = '{';
-  for (let i = 0; i < values.length; i++) {
-    const value = values[i] as string | null;
-    if (i > 0) literal += ',';
-    if (value === null) literal += 'NULL';
-    else literal += `"${NEEDS_ESCAPE.test(value) ? value.replace(ESCAPED, '\\$&') : value}"`;
-  }
-  return `${literal}}`;
-}
-
-const NEEDS_ESCAPE = /[\\"]/;
-const ESCAPED = /[\\"]/g;
