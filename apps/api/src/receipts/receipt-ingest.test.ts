@@ -1,4 +1,3 @@
-import { type ApiClient, ApiError } from '@toolgate/contract';
 import {
   compactReceipt,
   hashCanonical,
@@ -8,95 +7,14 @@ import {
   ToolSet,
 } from '@toolgate/core';
 import { until } from '@toolgate/core/testing';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { startTestApi, type TestApi } from '../testing/test-api.ts';
-import { receiptColumns } from './receipt-columns.ts';
+import { ingestTestStack } from './ingest-testing.ts';
 import { chainOf, fixtureReceiptBody } from './receipt-fixtures.ts';
-import { ReceiptIdTakenError, ReceiptsRepository } from './receipts.repository.ts';
-import { call, registerGateway } from './receipts-testing.ts';
+import { call } from './receipts-testing.ts';
 
-let api: TestApi;
-let db: pg.Client;
-beforeAll(async () => {
-  api = await startTestApi();
-  db = new pg.Client({ connectionString: api.database.url });
-  await db.connect();
-});
-afterAll(async () => {
-  await db.end();
-  await api.close();
-});
-
-const gateway = (name: string) => registerGateway(api, name);
-
-function bodies(
-  gatewayName: string,
-  count: number,
-  from = 0,
-  tools = ['search_code', 'create_pull_request', 'read_file'],
-) {
-  return Array.from({ length: count }, (_, i) =>
-    fixtureReceiptBody({
-      id: `${gatewayName}-r${from + i}`,
-      gateway: gatewayName,
-      receivedAt: new Date(Date.UTC(2026, 0, 2, 3, 4, 5) + (from + i) * 1000).toISOString(),
-      tools,
-      calls: i % 3 === 0 ? ['create_pull_request'] : ['read_file'],
-    }),
-  );
-}
-
-/**
- * Posts receipts as a gateway does: each receipt in its stored form, with the tool sets they
- * reference unless `withToolSets` is false. Items that are not receipts go as they are.
- */
-async function ingest(client: ApiClient, name: string, receipts: unknown[], withToolSets = true) {
-  const toolSets: Record<string, ToolSet> = {};
-  const items = receipts.map((item) => {
-    if (!Array.isArray((item as Partial<Receipt> | undefined)?.tools)) return item;
-    const { stored, toolSet } = compactReceipt(item as Receipt);
-    toolSets[stored.tool_set_hash] = toolSet;
-    return stored;
-  });
-  const { results } = await call(client, 'receipts.ingest', {
-    params: { name },
-    body: { receipts: items, ...(withToolSets ? { tool_sets: toolSets } : {}) },
-  });
-  return results;
-}
-
-async function rowCount(gatewayName: string): Promise<number> {
-  const { rows } = await db.query('SELECT count(*)::int AS n FROM receipts WHERE gateway = $1', [
-    gatewayName,
-  ]);
-  return rows[0].n;
-}
-
-/**
- * Runs `during` while another session holds an uncommitted `tool_sets` row for `hash`: a batch
- * sending that tool set waits on it inside its transaction, holding the gateway's chain lock.
- */
-async function whileToolSetRowHeld(hash: string, during: (other: pg.Client) => Promise<void>) {
-  const other = new pg.Client({ connectionString: api.database.url });
-  await other.connect();
-  try {
-    await other.query('BEGIN');
-    await other.query(`INSERT INTO tool_sets (hash, body) VALUES ($1, '{}')`, [hash]);
-    await during(other);
-  } finally {
-    await other.end();
-  }
-}
-
-async function storedChain(gatewayName: string) {
-  const { rows } = await db.query(
-    'SELECT id, seq::int AS seq, prev_hash, hash FROM receipts WHERE gateway = $1 ORDER BY seq',
-    [gatewayName],
-  );
-  return rows as Array<{ id: string; seq: number; prev_hash: string | null; hash: string }>;
-}
+const { stack, gateway, bodies, ingest, rowCount, whileToolSetRowHeld, storedChain } =
+  ingestTestStack();
 
 describe('receipt ingest', () => {
   it('stores a chain, derives the query columns and answers created per item', async () => {
@@ -107,7 +25,7 @@ describe('receipt ingest', () => {
     expect(await storedChain('gw-happy')).toEqual(
       chain.map((r, i) => ({ id: r.id, seq: i + 1, prev_hash: r.prev_hash, hash: r.hash })),
     );
-    const { rows } = await db.query(
+    const { rows } = await stack.db.query(
       `SELECT outcome, status, tools, rules, policies, identity_human, identity_session, binding,
               surface, model, stream, received_at
        FROM receipts WHERE id = $1`,
@@ -127,7 +45,7 @@ describe('receipt ingest', () => {
       stream: false,
     });
     expect((rows[0].received_at as Date).toISOString()).toBe(chain[0]?.timestamps.received_at);
-    const one = await api.operator.call('receipts.get', { params: { id: 'gw-happy-r1' } });
+    const one = await stack.api.operator.call('receipts.get', { params: { id: 'gw-happy-r1' } });
     expect(one).toEqual({ seq: '2', receipt: chain[1] });
 
     // The next batch continues the chain where the stored one ends.
@@ -148,19 +66,19 @@ describe('receipt ingest', () => {
     // The set is stored now: later batches need not send it.
     const later = await ingest(client, 'gw-sets', chain.slice(2), false);
     expect(later.map((r) => r.result)).toEqual(['created', 'created']);
-    const { rows } = await db.query(
+    const { rows } = await stack.db.query(
       'SELECT tool_set_hash, body FROM receipts WHERE gateway = $1 ORDER BY seq',
       ['gw-sets'],
     );
     expect(rows.map((row) => row.tool_set_hash)).toEqual(chain.map(() => setHash));
     expect(rows[0].body).not.toHaveProperty('tools');
     expect(rows[0].body.tool_set_hash).toBe(setHash);
-    const sets = await db.query('SELECT body FROM tool_sets WHERE hash = $1', [setHash]);
+    const sets = await stack.db.query('SELECT body FROM tool_sets WHERE hash = $1', [setHash]);
     expect(sets.rows).toHaveLength(1);
     expect(hashCanonical(sets.rows[0].body)).toBe(setHash);
-    const served = await call(api.operator, 'receipts.get', { params: { id: 'gw-sets-r3' } });
+    const served = await call(stack.api.operator, 'receipts.get', { params: { id: 'gw-sets-r3' } });
     expect(served.receipt).toEqual(chain[3]);
-    const verification = await call(api.operator, 'receipts.verify', {
+    const verification = await call(stack.api.operator, 'receipts.verify', {
       params: { name: 'gw-sets' },
     });
     expect(verification).toMatchObject({ gateway: 'gw-sets', valid: true, checked: 4 });
@@ -195,9 +113,10 @@ describe('receipt ingest', () => {
     }).then((answer) => answer.results);
     expect(inline?.message).toMatch(/^tools: /);
     expect(await rowCount('gw-unknown-set')).toBe(0);
-    const { rows } = await db.query('SELECT count(*)::int AS n FROM tool_sets WHERE hash = $1', [
-      stored.tool_set_hash,
-    ]);
+    const { rows } = await stack.db.query(
+      'SELECT count(*)::int AS n FROM tool_sets WHERE hash = $1',
+      [stored.tool_set_hash],
+    );
     expect(rows[0].n).toBe(0);
     expect((await ingest(client, 'gw-unknown-set', chain)).map((r) => r.result)).toEqual([
       'created',
@@ -231,9 +150,10 @@ describe('receipt ingest', () => {
       body: { receipts: items, tool_sets },
     });
     expect(results.map((r) => r.result)).toEqual(['created', 'created']);
-    const { rows } = await db.query('SELECT hash FROM tool_sets WHERE hash = ANY($1::text[])', [
-      Object.keys(tool_sets),
-    ]);
+    const { rows } = await stack.db.query(
+      'SELECT hash FROM tool_sets WHERE hash = ANY($1::text[])',
+      [Object.keys(tool_sets)],
+    );
     const storedHashes = new Set(rows.map((row) => row.hash));
     expect(storedHashes.size).toBe(Object.keys(tool_sets).length - 1);
     expect(storedHashes.has(misfiled)).toBe(false);
@@ -276,14 +196,14 @@ describe('receipt ingest', () => {
     ]);
     // Gone from the database although this API saw it stored (a restore from an older backup):
     // sent again, it is stored again, so the receipts after it resolve.
-    await db.query('DELETE FROM tool_sets WHERE hash = $1', [hash]);
+    await stack.db.query('DELETE FROM tool_sets WHERE hash = $1', [hash]);
     expect((await ingest(client, 'gw-set-again', chain.slice(2))).map((r) => r.result)).toEqual([
       'created',
       'created',
     ]);
-    const sets = await db.query('SELECT body FROM tool_sets WHERE hash = $1', [hash]);
+    const sets = await stack.db.query('SELECT body FROM tool_sets WHERE hash = $1', [hash]);
     expect(sets.rows.map((row) => hashCanonical(row.body))).toEqual([hash]);
-    const verification = await call(api.operator, 'receipts.verify', {
+    const verification = await call(stack.api.operator, 'receipts.verify', {
       params: { name: 'gw-set-again' },
     });
     expect(verification).toMatchObject({ valid: true, checked: 4 });
@@ -308,11 +228,13 @@ describe('receipt ingest', () => {
     // A v2 receipt continues a v1 chain.
     const [next] = chainOf(bodies('gw-v1', 1, 3), v1Chain.at(-1)?.hash);
     expect((await ingest(client, 'gw-v1', [next])).map((r) => r.result)).toEqual(['created']);
-    const served = await call(api.operator, 'receipts.get', { params: { id: 'gw-v1-r1' } });
+    const served = await call(stack.api.operator, 'receipts.get', { params: { id: 'gw-v1-r1' } });
     expect(served.receipt).toEqual(v1Chain[1]);
-    const { rows } = await db.query('SELECT tools FROM receipts WHERE id = $1', ['gw-v1-r0']);
+    const { rows } = await stack.db.query('SELECT tools FROM receipts WHERE id = $1', ['gw-v1-r0']);
     expect(rows[0].tools).toEqual(['search_code', 'create_pull_request', 'read_file']);
-    const verification = await call(api.operator, 'receipts.verify', { params: { name: 'gw-v1' } });
+    const verification = await call(stack.api.operator, 'receipts.verify', {
+      params: { name: 'gw-v1' },
+    });
     expect(verification).toMatchObject({ gateway: 'gw-v1', valid: true, checked: 4 });
   });
 
@@ -332,7 +254,7 @@ describe('receipt ingest', () => {
       body: { receipts: [receipt] },
     });
     expect(results).toEqual([{ id: 'gw-v1-extra-r0', result: 'created' }]);
-    const { rows } = await db.query('SELECT tools, body FROM receipts WHERE id = $1', [
+    const { rows } = await stack.db.query('SELECT tools, body FROM receipts WHERE id = $1', [
       'gw-v1-extra-r0',
     ]);
     expect(rows[0].tools).toEqual(['search_code', 'create_pull_request', 'read_file']);
@@ -347,7 +269,7 @@ describe('receipt ingest', () => {
     await whileToolSetRowHeld(toolSetHash, async (other) => {
       const ingested = ingest(client, 'gw-deadlock', chain);
       await until(async () => {
-        const { rows } = await db.query(
+        const { rows } = await stack.db.query(
           `SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'`,
         );
         return rows[0].n > 0;
@@ -379,7 +301,7 @@ describe('receipt ingest', () => {
     );
     const results = await ingest(client, 'gw-odd', chain);
     expect(results.map((r) => r.result)).toEqual(['created', 'created']);
-    const { rows } = await db.query(
+    const { rows } = await stack.db.query(
       `SELECT tools, identity_human, identity_session, identity_service FROM receipts
        WHERE gateway = 'gw-odd' ORDER BY seq`,
     );
@@ -392,10 +314,10 @@ describe('receipt ingest', () => {
       ]);
     }
     for (const receipt of chain) {
-      const served = await call(api.operator, 'receipts.get', { params: { id: receipt.id } });
+      const served = await call(stack.api.operator, 'receipts.get', { params: { id: receipt.id } });
       expect(served.receipt).toEqual(receipt);
     }
-    const verification = await call(api.operator, 'receipts.verify', {
+    const verification = await call(stack.api.operator, 'receipts.verify', {
       params: { name: 'gw-odd' },
     });
     expect(verification).toMatchObject({ gateway: 'gw-odd', valid: true, checked: 2 });
@@ -555,157 +477,5 @@ describe('receipt ingest', () => {
     expect(results.slice(3).map((r) => r.result)).toEqual(['created', 'created']);
     expect(await rowCount('gw-items')).toBe(2);
     expect(await rowCount('gw-other')).toBe(0);
-  });
-
-  it("refuses another gateway's token with 403 and writes nothing", async () => {
-    await gateway('gw-owner');
-    const intruder = await gateway('gw-intruder');
-    const chain = chainOf(bodies('gw-owner', 1));
-    const error = await intruder
-      .call('receipts.ingest', { params: { name: 'gw-owner' }, body: { receipts: chain } })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).httpStatus).toBe(403);
-    expect(await rowCount('gw-owner')).toBe(0);
-  });
-
-  it('rolls back a batch whose id another gateway stored concurrently', async () => {
-    const client = await gateway('gw-taken');
-    const [stored] = chainOf(bodies('gw-taken', 1));
-    await ingest(client, 'gw-taken', [stored]);
-    // What a race with another gateway's batch leaves: the id check passed, the insert fails.
-    const repository = api.app.get(ReceiptsRepository);
-    const [row] = chainOf(bodies('gw-taken', 1, 1), stored?.hash);
-    const attempt = repository.appendToChain('gw-racer', [], new Map(), () => ({
-      rows: [
-        {
-          ...receiptColumns(row as Receipt),
-          id: 'gw-taken-r1',
-          seq: 1n,
-          body: '{}',
-          toolSetHash: null,
-        },
-        {
-          ...receiptColumns(stored as Receipt),
-          gateway: 'gw-racer',
-          seq: 2n,
-          body: '{}',
-          toolSetHash: null,
-        },
-      ],
-      result: undefined,
-    }));
-    await expect(attempt).rejects.toBeInstanceOf(ReceiptIdTakenError);
-    expect(await rowCount('gw-racer')).toBe(0);
-    expect(await rowCount('gw-taken')).toBe(1);
-  });
-
-  it('rolls back every chunk of a batch when a later chunk fails', async () => {
-    const client = await gateway('gw-chunked');
-    const [stored] = chainOf(bodies('gw-chunked', 1));
-    await ingest(client, 'gw-chunked', [stored]);
-    const repository = api.app.get(ReceiptsRepository);
-    const rows = chainOf(bodies('gw-chunked', 3, 1), stored?.hash).map((receipt, i) => ({
-      ...receiptColumns(receipt as Receipt),
-      gateway: 'gw-chunk-racer',
-      seq: BigInt(i + 1),
-      body: '{}',
-      toolSetHash: null,
-    }));
-    let decided = 0;
-    // The first chunk is written while the second is decided; the second holds a taken id.
-    const attempt = repository.appendToChain('gw-chunk-racer', [], new Map(), function* () {
-      yield { rows: rows.slice(0, 2) };
-      decided++;
-      yield { rows: [{ ...(rows[2] as (typeof rows)[number]), id: (stored as Receipt).id }] };
-      decided++;
-      return undefined;
-    });
-    await expect(attempt).rejects.toBeInstanceOf(ReceiptIdTakenError);
-    expect(decided).toBe(2);
-    expect(await rowCount('gw-chunk-racer')).toBe(0);
-    expect(await rowCount('gw-chunked')).toBe(1);
-  });
-
-  it('loses a batch whose connection dies mid-transaction whole, and the next one lands', async () => {
-    const client = await gateway('gw-cut');
-    const chain = chainOf(bodies('gw-cut', 3, 0, ['cut_tool']));
-    const toolSetHash = compactReceipt(chain[0] as Receipt).stored.tool_set_hash;
-    // Another session holds the batch's tool set row (uncommitted), so the batch waits inside
-    // its transaction, after taking the chain lock…
-    await whileToolSetRowHeld(toolSetHash, async (other) => {
-      const cut = ingest(client, 'gw-cut', chain).catch((error: unknown) => error);
-      // …where its connection is killed, as a database restart would.
-      await until(async () => {
-        const { rows } = await db.query(
-          `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
-           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        return rows[0].n > 0;
-      });
-      const error = await cut;
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).httpStatus).toBeGreaterThanOrEqual(500);
-      await other.query('ROLLBACK');
-    });
-    expect(await rowCount('gw-cut')).toBe(0);
-    const { rows } = await db.query('SELECT count(*)::int AS n FROM tool_sets WHERE hash = $1', [
-      toolSetHash,
-    ]);
-    expect(rows[0].n).toBe(0);
-    // The dead connection left the pool: the gateway's retry is stored, the chain intact.
-    const retried = await ingest(client, 'gw-cut', chain);
-    expect(retried.map((r) => r.result)).toEqual(['created', 'created', 'created']);
-    const verification = await call(api.operator, 'receipts.verify', {
-      params: { name: 'gw-cut' },
-    });
-    expect(verification).toMatchObject({ gateway: 'gw-cut', valid: true, checked: 3 });
-  });
-
-  it('validates the batch envelope', async () => {
-    const client = await gateway('gw-envelope');
-    const error = await client
-      .call('receipts.ingest', { params: { name: 'gw-envelope' }, body: { receipts: [] } })
-      .catch((e: unknown) => e);
-    expect((error as ApiError).httpStatus).toBe(422);
-    expect((error as ApiError).status.details?.causes?.[0]?.field).toBe('receipts');
-  });
-
-  it('serializes concurrent batches of one gateway: both land, the chain stays whole', async () => {
-    const client = await gateway('gw-concurrent');
-    const chain = chainOf(bodies('gw-concurrent', 60));
-    const first = chain.slice(0, 30);
-    const second = chain.slice(30);
-    // The second batch can only land after the first; a gateway resends what was rejected.
-    const outcomes = await Promise.all([
-      ingest(client, 'gw-concurrent', first),
-      ingest(client, 'gw-concurrent', second),
-      ingest(client, 'gw-concurrent', first),
-    ]);
-    const created = outcomes.flat().filter((r) => r.result === 'created').length;
-    expect(created).toBeGreaterThanOrEqual(30);
-    await ingest(client, 'gw-concurrent', first);
-    await ingest(client, 'gw-concurrent', second);
-    const stored = await storedChain('gw-concurrent');
-    expect(stored.map((r) => r.id)).toEqual(chain.map((r) => r.id));
-    expect(stored.map((r) => r.seq)).toEqual(chain.map((_, i) => i + 1));
-    const verification = await call(api.operator, 'receipts.verify', {
-      params: { name: 'gw-concurrent' },
-    });
-    expect(verification).toMatchObject({ gateway: 'gw-concurrent', valid: true, checked: 60 });
-  });
-
-  it('serializes concurrent batches that each continue the chain', async () => {
-    const client = await gateway('gw-race');
-    const chain = chainOf(bodies('gw-race', 40));
-    // Ten identical batches at once: exactly one stores them, the others see duplicates.
-    const outcomes = await Promise.all(
-      Array.from({ length: 10 }, () => ingest(client, 'gw-race', chain)),
-    );
-    const created = outcomes.filter((results) => results.every((r) => r.result === 'created'));
-    const duplicates = outcomes.filter((results) => results.every((r) => r.result === 'duplicate'));
-    expect(created).toHaveLength(1);
-    expect(duplicates).toHaveLength(9);
-    expect(await rowCount('gw-race')).toBe(40);
   });
 });
