@@ -1,14 +1,4 @@
-import { promisify } from 'node:util';
-import { gunzip } from 'node:zlib';
 import { Agent, type Dispatcher, request } from 'undici';
-
-const gunzipAsync = promisify(gunzip);
-
-/**
- * Most bytes a gzipped answer may decompress to (the bundle poll asks for gzip): a bomb fails
- * as an error, not as the gateway's memory.
- */
-export const MAX_DECODED_BYTES = 64 * 1024 * 1024;
 
 /**
  * The `fetch` the gateway hands its API client: `undici.request` underneath, the answer read in
@@ -17,8 +7,6 @@ export const MAX_DECODED_BYTES = 64 * 1024 * 1024;
  * bodies run to megabytes, that copy blocked the proxy's event loop for milliseconds per
  * batch. `request` writes the bytes to the socket as they are. Only what the API client uses is
  * supported: a URL or string, method, string-record headers, a string or byte body, a signal.
- * A gzipped answer (only asked for where the caller sends `Accept-Encoding: gzip`) is
- * decompressed off the event loop, bounded by `MAX_DECODED_BYTES`; any other coding is refused.
  */
 export function apiFetch(dispatcher: Dispatcher = new Agent({ keepAliveTimeout: 30_000 })) {
   return async (input: string | URL | Request, init: RequestInit = {}): Promise<Response> => {
@@ -34,18 +22,11 @@ export function apiFetch(dispatcher: Dispatcher = new Agent({ keepAliveTimeout: 
       ...(body !== undefined && body !== null ? { body } : {}),
       ...(init.signal ? { signal: init.signal } : {}),
     });
-    let bytes: ArrayBuffer | Buffer = await answer.body.arrayBuffer();
+    const bytes = await answer.body.arrayBuffer();
     const headers = new Headers();
     for (const [name, value] of Object.entries(answer.headers)) {
       if (Array.isArray(value)) for (const item of value) headers.append(name, item);
       else if (value !== undefined) headers.set(name, value);
-    }
-    const coding = headers.get('content-encoding')?.trim().toLowerCase();
-    if (coding !== undefined && coding !== '' && coding !== 'identity') {
-      if (coding !== 'gzip') throw new TypeError(`the API answered in content-encoding ${coding}`);
-      bytes = await gunzipAsync(bytes, { maxOutputLength: MAX_DECODED_BYTES });
-      headers.delete('content-encoding');
-      headers.delete('content-length');
     }
     const empty = answer.statusCode === 204 || answer.statusCode === 304;
     return new Response(empty ? null : bytes, { status: answer.statusCode, headers });

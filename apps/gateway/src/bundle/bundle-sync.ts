@@ -8,6 +8,7 @@ import {
 import type { Logger } from 'pino';
 import type { GatewayMetrics } from '../metrics.ts';
 import { Backoff, type BackoffOptions, pause } from '../shipping/backoff.ts';
+import { bundleText, UndecodableBodyError } from './bundle-body.ts';
 import type { ActiveBundle, BundleStore } from './bundle-store.ts';
 import { type SpoolState, SyncStatus } from './sync-status.ts';
 import { BundleRejectedError } from './validate-bundle.ts';
@@ -128,11 +129,13 @@ export class BundleSync {
     const sent = this.rejected?.etag || activeEtag;
     let response: Response;
     let text = '';
+    /** Why the body could not be read as text (cut or corrupt gzip): a NACK, once it is named. */
+    let undecodable: string | undefined;
     try {
       response = await client.raw('sync.bundle', {
         params: { name: gateway },
         query: { wait: this.waitSeconds },
-        // A woken fleet's answers are gzipped by the API (~6× smaller); api-fetch decodes them.
+        // A woken fleet's answers come gzipped (~4× smaller); bundleText decodes them.
         headers: sent
           ? { 'if-none-match': `"${sent}"`, 'accept-encoding': 'gzip' }
           : { 'accept-encoding': 'gzip' },
@@ -142,7 +145,14 @@ export class BundleSync {
         ]),
       });
       if (response.status === 304) await response.body?.cancel();
-      else text = await response.text();
+      else {
+        try {
+          text = await bundleText(response);
+        } catch (error) {
+          if (!(error instanceof UndecodableBodyError)) throw error;
+          undecodable = error.message;
+        }
+      }
     } catch (error) {
       if (this.stopping.signal.aborted) return 0;
       return this.unreachable(error as Error);
@@ -160,6 +170,9 @@ export class BundleSync {
     }
     if (etag === undefined) {
       return this.reject(new BundleRejectedError('', 'the bundle response has no ETag header'));
+    }
+    if (undecodable !== undefined) {
+      return this.reject(new BundleRejectedError(etag, `(root): body is not JSON: ${undecodable}`));
     }
     let raw: unknown;
     try {

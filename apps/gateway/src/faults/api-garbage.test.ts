@@ -136,13 +136,26 @@ const CASES: Case[] = [
     says: 'body is not JSON',
   },
   {
-    what: 'a bundle cut off half-way',
+    what: 'a gzipped bundle cut off half-way',
     fault: () => ({
       requestHeaders: { 'if-none-match': undefined },
       rewrite: (answer) => ({
         status: 200,
         headers: { ...answer.headers, etag: BOGUS_ETAG('2') },
-        body: answer.body.slice(0, Math.floor(answer.body.length / 2)),
+        body: answer.body.subarray(0, Math.floor(answer.body.length / 2)),
+      }),
+    }),
+    reason: 'BundleRejected',
+    says: 'body is not JSON: its gzip encoding cannot be decoded',
+  },
+  {
+    what: 'a plain bundle cut off half-way',
+    fault: () => ({
+      requestHeaders: { 'if-none-match': undefined, 'accept-encoding': undefined },
+      rewrite: (answer) => ({
+        status: 200,
+        headers: { ...answer.headers, etag: BOGUS_ETAG('4') },
+        body: answer.body.subarray(0, Math.floor(answer.body.length / 2)),
       }),
     }),
     reason: 'BundleRejected',

@@ -25,7 +25,8 @@ export interface SeenRequest {
 export interface Reply {
   status: number;
   headers?: Record<string, string>;
-  body?: string;
+  /** Bytes as they are: a gzipped bundle (the gateway asks for gzip) stays gzip. */
+  body?: string | Buffer;
 }
 
 export type Fault =
@@ -37,7 +38,7 @@ export type Fault =
    */
   | {
       requestHeaders?: Record<string, string | undefined>;
-      rewrite: (answer: Required<Reply>) => Reply;
+      rewrite: (answer: Required<Reply> & { body: Buffer }) => Reply;
     };
 
 export interface FaultProxy {
@@ -118,14 +119,14 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
       async (answer) => {
         const chunks: Buffer[] = [];
         for await (const chunk of answer) chunks.push(chunk as Buffer);
-        const answered: Required<Reply> = {
+        const answered: Required<Reply> & { body: Buffer } = {
           status: answer.statusCode ?? 502,
           headers: Object.fromEntries(
             Object.entries(answer.headers)
               .filter(([name]) => !['content-length', 'transfer-encoding'].includes(name))
               .map(([name, value]) => [name, String(value)]),
           ),
-          body: Buffer.concat(chunks).toString('utf8'),
+          body: Buffer.concat(chunks),
         };
         send(response, fault.rewrite(answered));
       },
