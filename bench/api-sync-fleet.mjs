@@ -13,7 +13,7 @@ import http from 'node:http';
 import { parentPort, workerData } from 'node:worker_threads';
 import { gunzipSync } from 'node:zlib';
 
-const { url, fleet } = workerData;
+const { url, fleet, gzip } = workerData;
 const now = () => performance.timeOrigin + performance.now();
 const agent = new http.Agent({ keepAlive: true, maxSockets: Number.POSITIVE_INFINITY });
 const base = new URL(url);
@@ -30,7 +30,7 @@ function poll(gw) {
           authorization: `Bearer ${gw.token}`,
           'if-none-match': gw.etag,
           // As the gateway asks (bundle-sync.ts): the answer comes gzipped, and is decoded here.
-          'accept-encoding': 'gzip',
+          ...(gzip ? { 'accept-encoding': 'gzip' } : {}),
         },
       },
       (response) => {
@@ -52,9 +52,10 @@ function poll(gw) {
             return reject(new Error(`${gw.name}: answered 200 without a new ETag`));
           if (bytes !== Number(response.headers['content-length']))
             return reject(new Error(`${gw.name}: body of ${bytes} bytes, not its content-length`));
-          if (response.headers['content-encoding'] !== 'gzip')
-            return reject(new Error(`${gw.name}: the bundle did not come gzipped`));
-          const text = gunzipSync(Buffer.concat(chunks)).toString('utf8');
+          if ((response.headers['content-encoding'] === 'gzip') !== gzip)
+            return reject(new Error(`${gw.name}: the bundle came in the wrong encoding`));
+          const body = Buffer.concat(chunks);
+          const text = (gzip ? gunzipSync(body) : body).toString('utf8');
           if (!text.startsWith('{') || !text.endsWith('}'))
             return reject(new Error(`${gw.name}: the bundle does not decode to a JSON object`));
           gw.etag = etag;

@@ -20,6 +20,8 @@ const TARGET_P99_MS = 500;
  * event loop reading 1,000 answers is not what the bench times.
  */
 const WORKERS = Number(process.env.BENCH_SYNC_WORKERS ?? 2);
+/** `BENCH_SYNC_GZIP=0`: the fleet asks for the bundle uncompressed (the gateway asks for gzip). */
+const GZIP = process.env.BENCH_SYNC_GZIP !== '0';
 /** How long the fleet's long-polls may take to be held by the API before a round fails. */
 const PARK_TIMEOUT_MS = 60_000;
 const SYSTEM = { name: 'bench', roles: ['operator'] as const };
@@ -91,7 +93,7 @@ export async function runApiSyncBench(): Promise<BenchResult> {
     const workers = shares.map(
       (share) =>
         new Worker(new URL('./api-sync-fleet.mjs', import.meta.url), {
-          workerData: { url, fleet: share },
+          workerData: { url, fleet: share, gzip: GZIP },
         }),
     );
     const roundOf = (worker: Worker) =>
@@ -155,7 +157,7 @@ export async function runApiSyncBench(): Promise<BenchResult> {
       name: `api: apply → ${GATEWAYS} long-polling gateways hold the new ETag`,
       passed,
       lines: [
-        `${latencies.length} bundle deliveries over ${ROUNDS} applies, the fleet in ${workers.length} worker threads`,
+        `${latencies.length} bundle deliveries over ${ROUNDS} applies, the fleet in ${workers.length} worker threads, ${GZIP ? 'gzipped as the gateway asks' : 'uncompressed (BENCH_SYNC_GZIP=0)'}`,
         `${GATEWAYS} long-polls held ${Math.min(...parkTimes).toFixed(0)}–${Math.max(...parkTimes).toFixed(0)} ms after they were sent (before each apply)`,
         `the apply answered ${Math.min(...applyTimes).toFixed(0)}–${Math.max(...applyTimes).toFixed(0)} ms after it was sent; first delivery ${sorted[0]?.toFixed(0)} ms after it (the notification, the snapshot, the first bundle); p50 ${at(0.5).toFixed(0)} ms, p95 ${at(0.95).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms, max ${sorted.at(-1)?.toFixed(0)} ms (target p99 < ${TARGET_P99_MS} ms) ${passed ? 'PASS' : 'FAIL'}`,
       ],
