@@ -226,14 +226,19 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
       // (the notification comes after the commit, the read after the version was taken).
       const base = this.loaded;
       // Live tokens are also read again once one of them has expired since, as before.
-      const reuse = (part: SnapshotPart) =>
-        base !== undefined &&
-        this.changedAt[part] <= base.readAt[part] &&
-        (part !== 'tokens' || Date.now() < firstExpiry(base.parts.tokens));
+      const now = Date.now();
+      const reused = new Set(
+        ALL_PARTS.filter(
+          (part) =>
+            base !== undefined &&
+            this.changedAt[part] <= base.readAt[part] &&
+            (part !== 'tokens' || now < firstExpiry(base.parts.tokens)),
+        ),
+      );
       const load = <P extends SnapshotPart>(part: P, read: () => Promise<LoadedParts[P]>) =>
-        reuse(part) ? (base as { parts: LoadedParts }).parts[part] : read();
+        base !== undefined && reused.has(part) ? base.parts[part] : read();
       const readAt = Object.fromEntries(
-        ALL_PARTS.map((part) => [part, reuse(part) ? base?.readAt[part] : version]),
+        ALL_PARTS.map((part) => [part, base && reused.has(part) ? base.readAt[part] : version]),
       ) as Record<SnapshotPart, number>;
       const [gateways, policies, identities, contracts, profiles, servers, tokens, hosted] =
         await Promise.all([
@@ -246,8 +251,15 @@ export class BundleService implements OnModuleInit, OnModuleDestroy {
           load('tokens', () => this.tokenRepository.liveByIdentity(new Date())),
           load('hosted', () => this.resources.all('HostedTool')),
         ]);
-      const parts: LoadedParts = {
-        ...{ gateways, policies, identities, contracts, profiles, servers, tokens, hosted },
+      const parts = {
+        gateways,
+        policies,
+        identities,
+        contracts,
+        profiles,
+        servers,
+        tokens,
+        hosted,
       };
       if (this.loaded === undefined || version >= this.loadedVersion) {
         this.loaded = { parts, readAt };
