@@ -29,6 +29,10 @@ export async function bundleText(response: Response): Promise<string> {
   if (coding === undefined || coding === '' || coding === 'identity') return bytes.toString('utf8');
   if (coding !== 'gzip')
     throw new UndecodableBodyError(`content-encoding ${coding} was not asked for`);
+  // A WHATWG `fetch` (Node's own, when a client is given it) decodes the body itself and keeps
+  // the header: bytes that do not open with gzip's magic number are that text already (a JSON
+  // text never opens with 0x1f).
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes.toString('utf8');
   try {
     return (await gunzipAsync(bytes, { maxOutputLength: MAX_BUNDLE_BYTES })).toString('utf8');
   } catch (error) {
