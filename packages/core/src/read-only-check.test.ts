@@ -1,14 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { mediateRequest } from './engine/mediate-request.ts';
-import { bundleOf, openAIRequest, openAITool } from './engine/test-fixtures.ts';
 import { readOnlyCheck, safeParseReadOnly } from './read-only-check.ts';
 import { buildReceiptBody } from './receipt/build-receipt.ts';
 import { chainReceipt } from './receipt/chain.ts';
 import { ReceiptV1, StoredReceipt, ToolSet } from './receipt/receipt-schema.ts';
+import { chatReceiptInput } from './receipt/test-receipts.ts';
 import { compactReceipt } from './receipt/tool-set.ts';
-import { enforceResponseBody } from './response/enforce-response.ts';
 
 // The schemas the API's ingest checks with readOnlyCheck, each proven against zod below.
 const SCHEMAS = { StoredReceipt, ReceiptV1, ToolSet } as const;
@@ -250,49 +248,8 @@ describe('safeParseReadOnly', () => {
 });
 
 function realReceipt() {
-  const bundle = bundleOf({
-    rules: [{ id: 'hide-pr-creation', action: 'hide', match: { name: 'create_pull_request' } }],
-  });
-  const mediation = mediateRequest(bundle, {
-    surface: 'openai-chat',
-    body: openAIRequest(['create_pull_request', 'search'].map((t) => openAITool(t))),
-    identity: { human: 'alice', session: 's1' },
-  });
-  const response = enforceResponseBody(
-    {
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: null,
-            tool_calls: [
-              {
-                id: 'call_1',
-                type: 'function',
-                function: { name: 'search', arguments: '{"q":"x"}' },
-              },
-            ],
-          },
-          finish_reason: 'tool_calls',
-        },
-      ],
-    },
-    mediation.response,
-  );
-  const body = buildReceiptBody({
-    id: 'r-1',
-    gateway: 'gw-1',
-    receivedAt: '2026-01-02T03:04:05.000Z',
-    completedAt: '2026-01-02T03:04:05.250Z',
-    latencyMs: { total: 250, mediation: 0.4, upstream: 249 },
-    identity: { human: 'alice', session: 's1', binding: 'verified' },
-    bundleEtag: `sha256:${'e'.repeat(64)}`,
-    mediation,
-    outcome: { status: 200, error: 'none' },
-    response: response.evidence,
-  });
-  return chainReceipt(body, HASH);
+  const input = chatReceiptInput('r-1', undefined, { status: 200, error: 'none' });
+  return chainReceipt(buildReceiptBody(input), HASH);
 }
 
 const DROP = Symbol('drop');

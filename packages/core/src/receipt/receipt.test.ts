@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mediateRequest } from '../engine/mediate-request.ts';
-import { bundleOf, openAIRequest, openAITool } from '../engine/test-fixtures.ts';
 import { hashCanonical } from '../hash/hash.ts';
-import { enforceResponseBody } from '../response/enforce-response.ts';
-import { buildReceiptBody, type ReceiptInput } from './build-receipt.ts';
+import { buildReceiptBody } from './build-receipt.ts';
 import {
   chainReceipt,
   chainReceiptJson,
@@ -12,58 +9,10 @@ import {
   verifyChain,
 } from './chain.ts';
 import { Receipt, ReceiptBody, ReceiptV1, StoredReceipt, ToolSet } from './receipt-schema.ts';
+import { chatReceiptInput } from './test-receipts.ts';
 import { compactReceipt, expandReceipt, toolSetHash, toolSetOf } from './tool-set.ts';
 
-const bundle = bundleOf({
-  rules: [{ id: 'hide-pr-creation', action: 'hide', match: { name: 'create_pull_request' } }],
-});
-
-function receiptInput(id: string, tools = ['create_pull_request', 'search']): ReceiptInput {
-  const mediation = mediateRequest(bundle, {
-    surface: 'openai-chat',
-    body: openAIRequest(tools.map((t) => openAITool(t))),
-    identity: { human: 'alice', session: 's1' },
-  });
-  const response = enforceResponseBody(
-    {
-      choices: [
-        {
-          index: 0,
-          message: {
-            role: 'assistant',
-            content: null,
-            tool_calls: [
-              {
-                id: 'call_1',
-                type: 'function',
-                function: { name: 'search', arguments: '{"q":"x","token":"fake-secret"}' },
-              },
-              {
-                id: 'call_2',
-                type: 'function',
-                function: { name: 'create_pull_request', arguments: '{}' },
-              },
-            ],
-          },
-          finish_reason: 'tool_calls',
-        },
-      ],
-    },
-    mediation.response,
-  );
-  return {
-    id,
-    gateway: 'gw-1',
-    receivedAt: '2026-01-02T03:04:05.000Z',
-    completedAt: '2026-01-02T03:04:05.250Z',
-    latencyMs: { total: 250, mediation: 0.4, upstream: 249 },
-    identity: { human: 'alice', session: 's1', binding: 'verified' },
-    bundleEtag: `sha256:${'e'.repeat(64)}`,
-    mediation,
-    outcome: { status: 200 },
-    response: response.evidence,
-  };
-}
+const receiptInput = chatReceiptInput;
 
 describe('buildReceiptBody', () => {
   it('records the mediation block, per-tool model and response evidence', () => {
