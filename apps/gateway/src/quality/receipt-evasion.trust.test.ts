@@ -216,6 +216,19 @@ function providerCases(surface: BodySurface, stream: boolean): Case[] {
   ];
 }
 
+/**
+ * Requests without their receipt, each with its id, how often that id was stored and its status:
+ * which way each is missing (no id, stored never, stored twice) names the class of a failure.
+ */
+function missingAsSeen(missing: Outcome[], storedTimes: (id: string | null) => number) {
+  return missing.map((o) => ({
+    id: o.receiptId,
+    stored: storedTimes(o.receiptId),
+    status: o.status,
+    text: o.text.slice(0, 120),
+  }));
+}
+
 async function run(testCase: Case): Promise<Outcome> {
   const outcome = await stack.send(testCase.attempt);
   outcomes.push(outcome);
@@ -255,15 +268,7 @@ describe('receipt evasion', () => {
       source: SOURCE,
       evasion: { attempts: tried.length, unreceipted: missing.length },
     });
-    // Which way each is missing (no id, stored never, stored twice) names the class of a failure.
-    expect(
-      missing.map((o) => ({
-        id: o.receiptId,
-        stored: storedTimes(o.receiptId),
-        status: o.status,
-        text: o.text.slice(0, 120),
-      })),
-    ).toEqual([]);
+    expect(missingAsSeen(missing, storedTimes)).toEqual([]);
     expect(unexpected).toEqual([]);
 
     // What the stored receipts hold: no secret, no lone surrogate, and what was cut is named.
@@ -350,15 +355,7 @@ describe('property: for any request body, refused before the provider or receipt
       source: SOURCE,
       evasion: { attempts: tried.length, unreceipted: missing.length },
     });
-    // Which way each is missing (no id, stored never, stored twice) names the class of a failure.
-    expect(
-      missing.map((o) => ({
-        id: o.receiptId,
-        stored: storedTimes(o.receiptId),
-        status: o.status,
-        text: o.text.slice(0, 120),
-      })),
-    ).toEqual([]);
+    expect(missingAsSeen(missing, storedTimes)).toEqual([]);
     // No receipt for any refused request, none twice, across both tests.
     const all = await stack.unreceipted(
       outcomes.filter((o) => o.reachedProvider > 0),
