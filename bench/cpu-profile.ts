@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 
@@ -20,6 +20,7 @@ export async function withCpuProfile<T>(label: string, work: () => Promise<T>): 
     return await work();
   } finally {
     const { profile } = await session.post('Profiler.stop');
+    await mkdir(dir, { recursive: true });
     await writeFile(join(dir, `${label}.cpuprofile`), JSON.stringify(profile));
     session.disconnect();
   }
