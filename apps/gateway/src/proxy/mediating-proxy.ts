@@ -3,18 +3,15 @@ import { performance } from 'node:perf_hooks';
 import {
   type BindableIdentity,
   bindIdentity,
-  boundedText,
   createStreamMediator,
   enforceResponseBody,
   holdActionableTail,
   jsonObjectUtf8,
   type MediationResult,
   mediateRequest,
-  type ProviderErrorDetails,
   type ProviderSurface,
   type ReceiptIdentity,
   RequestParser,
-  type ResponseEvidence,
   sanitizeProviderError,
   scrubSecrets,
   UnsupportedRequestError,
@@ -29,8 +26,9 @@ import type { GatewayMetrics } from '../metrics.ts';
 import { ReceiptRecorder, type ReceiptSink } from '../receipts/receipt-recorder.ts';
 import { ReleasedCalls } from '../receipts/released-calls.ts';
 import type { GatewayTracing } from '../tracing/gateway-tracing.ts';
-import { failureClass, type RequestTrace, streamFailure } from '../tracing/request-trace.ts';
-import { type AgentBody, readBody, sendJson, UnreadableBodyError } from './agent-http.ts';
+import { type RequestTrace, streamFailure } from '../tracing/request-trace.ts';
+import { AgentAnswers, RECEIPT_HEADER } from './agent-answers.ts';
+import { type AgentBody, readBody, UnreadableBodyError } from './agent-http.ts';
 import { readAgentIdentity, UnreadableIdentityError } from './agent-identity.ts';
 import { AnswerJson } from './answer-json.ts';
 import { type GeminiRoute, readGeminiRoute } from './gemini-route.ts';
@@ -42,7 +40,6 @@ import {
 } from './provider-errors.ts';
 import {
   type Finished,
-  type Recorded,
   RequestReceipts,
   type RequestRecord,
   SPOOL_FULL,
@@ -51,7 +48,7 @@ import { relayStream, streamErrorEvent } from './stream-relay.ts';
 import type { Upstreams } from './upstream.ts';
 import type { UpstreamAnswer } from './upstream-answer.ts';
 
-export const RECEIPT_HEADER = 'x-toolgate-receipt-id';
+export { RECEIPT_HEADER } from './agent-answers.ts';
 
 export interface ProxyDependencies {
   gateway: string;
@@ -88,13 +85,21 @@ export class MediatingProxy {
   private readonly parser = new RequestParser();
   /** Reads and writes back JSON answers (a Responses answer's echoed tools reused). */
   private readonly answers = new AnswerJson();
-  /** When each allowed call reached its agent: times its result in the next turn's receipt. */
-  private readonly released = new ReleasedCalls();
   private readonly receipts: RequestReceipts;
+  /** Spools each receipt and answers the agent (agent-answers.ts). */
+  private readonly respond: AgentAnswers;
 
   constructor(private readonly deps: ProxyDependencies) {
     this.now = deps.now ?? Date.now;
-    this.receipts = new RequestReceipts({ ...deps, now: this.now, released: this.released });
+    // When each allowed call reached its agent: times its result in the next turn's receipt.
+    const released = new ReleasedCalls();
+    this.receipts = new RequestReceipts({ ...deps, now: this.now, released });
+    this.respond = new AgentAnswers({
+      metrics: deps.metrics,
+      receipts: this.receipts,
+      released,
+      now: this.now,
+    });
   }
 
   /**
@@ -113,7 +118,7 @@ export class MediatingProxy {
       this.deps.log.error({ err: error }, 'gateway request failed');
       trace?.outcome(500, 'gateway_error');
       if (reply.headersSent) reply.destroy();
-      else this.refuse(reply, surface, 500, 'gateway error');
+      else this.respond.refuse(reply, surface, 500, 'gateway error');
     }
     trace?.end(reply.statusCode);
   }
@@ -130,7 +135,7 @@ export class MediatingProxy {
     if (surface === 'gemini') {
       // The model and the stream flag are in the URL: read (and refused) before the body.
       const read = readGeminiRoute(request.url ?? '');
-      if (!read.ok) return this.refuse(reply, surface, read.status, read.message);
+      if (!read.ok) return this.respond.refuse(reply, surface, read.status, read.message);
       route = read.route;
     }
     let received: AgentBody;
@@ -138,17 +143,22 @@ export class MediatingProxy {
       received = await readBody(request, this.deps.bodyLimit);
     } catch (error) {
       if (!(error instanceof UnreadableBodyError)) throw error;
-      return this.refuse(reply, surface, error.status, error.message);
+      return this.respond.refuse(reply, surface, error.status, error.message);
     }
     // Mediation is timed from here: reading the body is the agent's upload, not Toolgate's work.
     const mediationStarted = performance.now();
     const { metrics } = this.deps;
     const active = this.deps.bundles.current();
     if (!active)
-      return this.refuse(reply, surface, 503, 'gateway not ready: no valid policy bundle yet');
+      return this.respond.refuse(
+        reply,
+        surface,
+        503,
+        'gateway not ready: no valid policy bundle yet',
+      );
     if (this.deps.recorder.full()) {
       metrics.spoolRejected.inc();
-      return this.refuse(reply, surface, 503, SPOOL_FULL);
+      return this.respond.refuse(reply, surface, 503, SPOOL_FULL);
     }
     let body: unknown;
     let illFormed: string | undefined;
@@ -159,10 +169,15 @@ export class MediatingProxy {
       // rest (RECEIPT_LIMITS).
       ({ body, illFormedPath: illFormed } = this.parser.parseRequest(received.text));
     } catch (error) {
-      return this.refuse(reply, surface, 400, `malformed JSON body: ${(error as Error).message}`);
+      return this.respond.refuse(
+        reply,
+        surface,
+        400,
+        `malformed JSON body: ${(error as Error).message}`,
+      );
     }
     if (illFormed !== undefined) {
-      return this.refuse(reply, surface, 400, `${illFormed}: ${LONE_SURROGATE}`);
+      return this.respond.refuse(reply, surface, 400, `${illFormed}: ${LONE_SURROGATE}`);
     }
     let mediation: MediationResult;
     let identity: ReceiptIdentity;
@@ -196,12 +211,13 @@ export class MediatingProxy {
       if (error instanceof ValidationError) {
         const details =
           error instanceof UnsupportedRequestError ? error.providerDetails : undefined;
-        return this.refuse(reply, surface, 400, error.message, details ? { details } : {});
+        return this.respond.refuse(reply, surface, 400, error.message, details ? { details } : {});
       }
       if (error instanceof UnreadableIdentityError)
-        return this.refuse(reply, surface, 400, error.message);
-      if (error instanceof IdentityRejected) return this.refuse(reply, surface, 403, error.message);
-      if (isTooDeep(error)) return this.refuse(reply, surface, 400, TOO_DEEP);
+        return this.respond.refuse(reply, surface, 400, error.message);
+      if (error instanceof IdentityRejected)
+        return this.respond.refuse(reply, surface, 403, error.message);
+      if (isTooDeep(error)) return this.respond.refuse(reply, surface, 400, TOO_DEEP);
       throw error;
     }
     // Bytes, so the tool list's encoding is reused (jsonObjectUtf8) and an unchanged request
@@ -210,7 +226,7 @@ export class MediatingProxy {
     try {
       outgoing = mediation.changed ? Buffer.concat(jsonObjectUtf8(mediation.body)) : received.bytes;
     } catch (error) {
-      if (isTooDeep(error)) return this.refuse(reply, surface, 400, TOO_DEEP);
+      if (isTooDeep(error)) return this.respond.refuse(reply, surface, 400, TOO_DEEP);
       throw error;
     }
     const sentAt = performance.now();
@@ -298,7 +314,7 @@ export class MediatingProxy {
           finished = { status: 502, headers, error, upstreamMs };
         } else {
           const enforced = enforceResponseBody(parsed, record.mediation.response);
-          this.countBlocked(surface, enforced.evidence);
+          this.respond.countBlocked(surface, enforced.evidence);
           if (trace) {
             trace.answer(parsed);
             trace.evidence(enforced.evidence);
@@ -308,9 +324,9 @@ export class MediatingProxy {
         }
       }
     } catch (error) {
-      return this.answerUpstreamFailure(record, reply, error);
+      return this.respond.upstreamFailure(record, reply, error);
     }
-    await this.answerJson(record, reply, payload, finished);
+    await this.respond.json(record, reply, payload, finished);
     // Counted once the agent has its answer: off the path to it.
     this.deps.metrics.upstreamSeconds.observe({ surface }, finished.upstreamMs / 1000);
   }
@@ -329,7 +345,7 @@ export class MediatingProxy {
     try {
       response = await call.answer;
     } catch (error) {
-      return this.answerUpstreamFailure(record, reply, error);
+      return this.respond.upstreamFailure(record, reply, error);
     }
     const contentType = String(response.headers['content-type'] ?? '');
     const streamed = response.statusCode < 400 && contentType.includes('text/event-stream');
@@ -346,7 +362,7 @@ export class MediatingProxy {
         status === 502
           ? providerErrorJson(surface, 502, error)
           : sanitizeProviderError(surface, status, text);
-      return this.answerJson(record, reply, payload, {
+      return this.respond.json(record, reply, payload, {
         status,
         headers,
         error,
@@ -393,7 +409,7 @@ export class MediatingProxy {
     const upstreamMs = performance.now() - record.sentAt;
     this.deps.metrics.upstreamSeconds.observe({ surface }, upstreamMs / 1000);
     const evidence = mediator.evidence();
-    this.countBlocked(surface, evidence);
+    this.respond.countBlocked(surface, evidence);
     if (trace) {
       trace.upstreamEnded(error === undefined ? undefined : streamFailure(streamStatus));
       trace.evidence(evidence);
@@ -404,7 +420,7 @@ export class MediatingProxy {
       evidence,
       ...(error ? { error } : {}),
     };
-    const recorded = await this.recordReceipt(record, finished);
+    const recorded = await this.respond.record(record, finished);
     let status = streamStatus;
     if (!recorded.ok) {
       // Headers are gone: the agent gets an error event in place of the held tail (no tool call,
@@ -415,95 +431,12 @@ export class MediatingProxy {
     this.deps.metrics.requests.inc({ surface, status: String(status) });
     trace?.outcome(status, error === undefined ? undefined : streamFailure(streamStatus));
     if (!reply.destroyed) reply.end(tail);
-    if (recorded.ok && !error && !reply.destroyed) this.released.release(evidence, this.now());
-  }
-
-  /** Spools the receipt, then answers `payload` with the finished request's status. */
-  private async answerJson(
-    record: RequestRecord,
-    reply: ServerResponse,
-    payload: string | Buffer,
-    finished: Finished,
-  ): Promise<void> {
-    const recorded = await this.recordReceipt(record, finished);
-    if (!recorded.ok) {
-      const headers: Record<string, string> = recorded.receipt
-        ? { [RECEIPT_HEADER]: record.id }
-        : {};
-      return this.refuse(reply, record.surface, recorded.status, recorded.message, { headers });
-    }
-    const { status } = finished;
-    const headers = finished.headers ?? {};
-    headers[RECEIPT_HEADER] = record.id;
-    sendJson(reply, status, payload, headers);
-    this.deps.metrics.requests.inc({ surface: record.surface, status: String(status) });
-    this.released.release(finished.evidence, this.now());
-  }
-
-  /**
-   * Spools the receipt (its span, when traced, times it). Untraced, the spool's own promise is
-   * returned: no async frame of its own on every request.
-   */
-  private recordReceipt(record: RequestRecord, finished: Finished): Promise<Recorded> {
-    const { trace } = record;
-    if (trace === undefined) return this.receipts.record(record, finished);
-    const started = performance.now();
-    return this.receipts.record(record, finished).then((recorded) => {
-      trace.receipt(started, recorded.ok);
-      return recorded;
-    });
-  }
-
-  /** The provider could not be reached, or failed before answering: a provider-style error. */
-  private answerUpstreamFailure(
-    record: RequestRecord,
-    reply: ServerResponse,
-    error: unknown,
-  ): Promise<void> {
-    const { status, message } = upstreamFailure(error);
-    record.trace?.upstreamEnded(status === 504 ? 'timeout' : failureClass(error));
-    return this.answerJson(record, reply, providerErrorJson(record.surface, status, message), {
-      status,
-      error: message,
-      upstreamMs: performance.now() - record.sentAt,
-    });
-  }
-
-  /**
-   * Answers an error of the gateway's own, in the provider's format. The message may quote the
-   * agent's input (a JSON parse error does): it is scrubbed and bounded like anything else that
-   * leaves the process.
-   */
-  private refuse(
-    reply: ServerResponse,
-    surface: ProviderSurface,
-    status: number,
-    message: string,
-    extra: { details?: ProviderErrorDetails; headers?: Record<string, string> } = {},
-  ): void {
-    this.deps.metrics.requests.inc({ surface, status: String(status) });
-    const safe = scrubSecrets(boundedText(message, MAX_ERROR_MESSAGE));
-    sendJson(reply, status, providerErrorJson(surface, status, safe, extra.details), extra.headers);
-  }
-
-  private countBlocked(surface: ProviderSurface, evidence: ResponseEvidence): void {
-    let blocked = 0;
-    for (const call of evidence.tool_calls) {
-      if (call.policy_state === 'allowed') continue;
-      blocked++;
-      const { decision } = call;
-      if (decision?.rule !== undefined) {
-        this.deps.metrics.withheldCalls.inc({ outcome: decision.outcome, rule: decision.rule });
-      }
-    }
-    if (blocked > 0) this.deps.metrics.blockedCalls.inc({ surface }, blocked);
+    if (recorded.ok && !error && !reply.destroyed) this.respond.release(evidence);
   }
 }
 
 const TOO_DEEP = 'request body nests too deeply';
 const LONE_SURROGATE = 'holds a lone UTF-16 surrogate (not valid Unicode text)';
-/** The gateway's own error messages quote at most this much. */
-const MAX_ERROR_MESSAGE = 1024;
 
 /**
  * JSON.parse takes any depth, but walking the result (tool schemas, re-serializing a mediated
