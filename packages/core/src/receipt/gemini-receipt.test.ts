@@ -11,6 +11,7 @@ import { enforceResponseBody } from '../response/enforce-response.ts';
 import { buildReceiptBody } from './build-receipt.ts';
 import { chainReceipt, verifyChain } from './chain.ts';
 import { ReceiptBody } from './receipt-schema.ts';
+import { RECEIPT_INPUT_CONTEXT } from './test-receipts.ts';
 
 /**
  * A Gemini turn end to end through the engine into a receipt: a renamed MCP tool (Gemini-legal
@@ -71,12 +72,7 @@ function geminiReceipt() {
   );
   return buildReceiptBody({
     id: 'rcpt-gemini-1',
-    gateway: 'gw-1',
-    receivedAt: '2026-01-02T03:04:05.000Z',
-    completedAt: '2026-01-02T03:04:05.250Z',
-    latencyMs: { total: 250, mediation: 0.4, upstream: 249 },
-    identity: { human: 'alice', session: 's1', binding: 'verified' },
-    bundleEtag: `sha256:${'e'.repeat(64)}`,
+    ...RECEIPT_INPUT_CONTEXT,
     mediation,
     outcome: { status: 200 },
     response: response.evidence,

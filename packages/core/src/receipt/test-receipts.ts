@@ -8,6 +8,16 @@ import type { ReceiptInput } from './build-receipt.ts';
  * `create_pull_request`, answered with calls to `search` (a secret in its arguments) and to the
  * hidden tool.
  */
+/** The request context every fixture receipt shares: gateway, times, identity, bundle. */
+export const RECEIPT_INPUT_CONTEXT = {
+  gateway: 'gw-1',
+  receivedAt: '2026-01-02T03:04:05.000Z',
+  completedAt: '2026-01-02T03:04:05.250Z',
+  latencyMs: { total: 250, mediation: 0.4, upstream: 249 },
+  identity: { human: 'alice', session: 's1', binding: 'verified' },
+  bundleEtag: `sha256:${'e'.repeat(64)}`,
+} as const;
+
 const bundle = bundleOf({
   rules: [{ id: 'hide-pr-creation', action: 'hide', match: { name: 'create_pull_request' } }],
 });
@@ -51,12 +61,7 @@ export function chatReceiptInput(
   );
   return {
     id,
-    gateway: 'gw-1',
-    receivedAt: '2026-01-02T03:04:05.000Z',
-    completedAt: '2026-01-02T03:04:05.250Z',
-    latencyMs: { total: 250, mediation: 0.4, upstream: 249 },
-    identity: { human: 'alice', session: 's1', binding: 'verified' },
-    bundleEtag: `sha256:${'e'.repeat(64)}`,
+    ...RECEIPT_INPUT_CONTEXT,
     mediation,
     outcome,
     response: response.evidence,
