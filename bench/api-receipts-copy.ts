@@ -148,7 +148,6 @@ class CopyIn {
   readonly done: Promise<void>;
   private resolve!: () => void;
   private reject!: (error: Error) => void;
-  private error: Error | undefined;
 
   constructor(
     private readonly text: string,
@@ -179,12 +178,12 @@ class CopyIn {
   handleCommandComplete(): void {}
 
   handleReadyForQuery(): void {
-    if (this.error) this.reject(this.error);
-    else this.resolve();
+    this.resolve();
   }
 
+  /** node-postgres lets go of a query as its error arrives (the ReadyForQuery after it goes to nobody). */
   handleError(error: Error): void {
-    this.error = error;
+    this.reject(error);
   }
 }
 
