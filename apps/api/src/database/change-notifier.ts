@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import pg from 'pg';
@@ -14,12 +15,26 @@ export interface ChangeEvent {
 
 export const CHANGES_CHANNEL = 'toolgate_changes';
 
+/** What goes over the channel: the change and who sent it, so its sender can skip the echo. */
+interface ChangeMessage extends ChangeEvent {
+  /** `<replica>:<sequence>`: unique per notification. */
+  id: string;
+}
+
+/** Own changes delivered once whose second path (commit or echo) is still to come, at most. */
+const MAX_UNPAIRED = 10_000;
+
 /**
  * Fans committed changes out to every API replica through PostgreSQL LISTEN/NOTIFY: writers
  * call `notify` inside their transaction (delivered on commit, never for a rollback); each
  * replica keeps one listening connection and re-emits to in-process waiters (long-polling
  * gateways, watches). The connection is re-established after a database restart, and a
  * `reconnected` event tells waiters to re-check, since notifications may have been missed.
+ *
+ * The writing replica does not wait for its own NOTIFY: `committed(tx)` delivers the changes
+ * of a transaction as soon as it has committed, so a read that follows a write on the same
+ * replica sees it (the NOTIFY arrives on another connection, before or after); whichever of
+ * the two comes second is skipped by the change's id.
  */
 @Injectable()
 export class ChangeNotifier implements OnModuleInit, OnApplicationShutdown {
@@ -27,6 +42,12 @@ export class ChangeNotifier implements OnModuleInit, OnApplicationShutdown {
   private client: pg.Client | undefined;
   private closed = false;
   private retry: NodeJS.Timeout | undefined;
+  private readonly replica = randomUUID();
+  private sequence = 0;
+  /** Per open transaction, the changes it has announced (delivered once it commits). */
+  private readonly pending = new WeakMap<Tx, ChangeMessage[]>();
+  /** Own changes delivered by one of their two paths (commit, echo), the other still to come. */
+  private readonly deliveredOwn = new Set<string>();
 
   constructor(
     @Inject(DATABASE_URL) private readonly databaseUrl: string,
@@ -44,9 +65,35 @@ export class ChangeNotifier implements OnModuleInit, OnApplicationShutdown {
     await this.client?.end().catch(() => undefined);
   }
 
-  /** Queues a notification in the caller's transaction. */
+  /** Queues a notification in the caller's transaction (sent, and delivered here, on commit). */
   async notify(tx: Tx, change: ChangeEvent): Promise<void> {
-    await tx.$executeRaw`SELECT pg_notify(${CHANGES_CHANNEL}, ${JSON.stringify(change)})`;
+    const message: ChangeMessage = { ...change, id: `${this.replica}:${++this.sequence}` };
+    await tx.$executeRaw`SELECT pg_notify(${CHANGES_CHANNEL}, ${JSON.stringify(message)})`;
+    const queued = this.pending.get(tx);
+    if (queued) queued.push(message);
+    else this.pending.set(tx, [message]);
+  }
+
+  /** Delivers to this replica's waiters what `tx` announced, once it has committed. */
+  committed(tx: Tx): void {
+    const messages = this.pending.get(tx);
+    if (!messages) return;
+    this.pending.delete(tx);
+    for (const message of messages) this.deliverOwn(message);
+  }
+
+  /**
+   * A change this replica announced, delivered by whichever comes first: its transaction's
+   * commit returning here, or its NOTIFY echo (it can overtake the commit's answer).
+   */
+  private deliverOwn({ id, ...change }: ChangeMessage): void {
+    if (this.deliveredOwn.delete(id)) return;
+    this.deliveredOwn.add(id);
+    if (this.deliveredOwn.size > MAX_UNPAIRED) {
+      // The oldest's echo is overdue (the listener is down or lagging): stop waiting for it.
+      this.deliveredOwn.delete(this.deliveredOwn.values().next().value as string);
+    }
+    this.emitter.emit('change', change);
   }
 
   /** Calls `listener` for every change (and with `undefined` after a reconnect). */
@@ -60,11 +107,18 @@ export class ChangeNotifier implements OnModuleInit, OnApplicationShutdown {
     const client = new pg.Client({ connectionString: this.databaseUrl });
     client.on('notification', (message) => {
       if (message.channel !== CHANGES_CHANNEL || !message.payload) return;
+      let change: ChangeMessage;
       try {
-        this.emitter.emit('change', JSON.parse(message.payload) as ChangeEvent);
+        change = JSON.parse(message.payload) as ChangeMessage;
       } catch {
-        // Not ours: ignore.
+        return; // Not ours: ignore.
       }
+      if (typeof change.id === 'string' && change.id.startsWith(`${this.replica}:`)) {
+        this.deliverOwn(change);
+        return;
+      }
+      const { id: _id, ...event } = change;
+      this.emitter.emit('change', event);
     });
     client.on('error', (error) => {
       // 57P01: the server is shutting down (e.g. embedded PostgreSQL stopping with us).
@@ -91,7 +145,10 @@ export class ChangeNotifier implements OnModuleInit, OnApplicationShutdown {
     this.retry = setTimeout(async () => {
       this.retry = undefined;
       await this.connect();
-      if (this.client) this.emitter.emit('change', undefined);
+      if (!this.client) return;
+      // Echoes lost with the old connection never come; waiters re-check everything anyway.
+      this.deliveredOwn.clear();
+      this.emitter.emit('change', undefined);
     }, 500);
   }
 }

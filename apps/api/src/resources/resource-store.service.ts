@@ -268,7 +268,6 @@ export class ResourceStore {
     });
   }
 
-  /** Runs `fn` in a transaction; for a dry run, rolls it back and returns what it produced. */
   /** Adds the status a kind derives at read time (see KindHooks.withDerivedStatus). */
   private derive(kind: string, objects: StoredObject[]): Promise<StoredObject[]> {
     const hooks = this.hooks.get(kind);
@@ -276,10 +275,24 @@ export class ResourceStore {
     return hooks.withDerivedStatus(objects, new Date());
   }
 
+  /**
+   * Runs `fn` in a transaction; once it has committed, this replica's waiters hear of the
+   * changes it announced (other replicas through NOTIFY).
+   */
   async inTransaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    return this.prisma.client.$transaction(fn, { timeout: 15_000 });
+    let used: Tx | undefined;
+    const result = await this.prisma.client.$transaction(
+      (tx) => {
+        used = tx;
+        return fn(tx);
+      },
+      { timeout: 15_000 },
+    );
+    if (used) this.notifier.committed(used);
+    return result;
   }
 
+  /** Runs `fn` in a transaction; for a dry run, rolls it back and returns what it produced. */
   private async write<T>(dryRun: boolean, fn: (tx: Tx) => Promise<T>): Promise<T> {
     try {
       return await this.inTransaction(async (tx) => {
