@@ -39,6 +39,22 @@ export async function startTracedGateway(
   };
 }
 
+/**
+ * Waits until the receiver holds every one of `names` in the trace, then gives the trace as
+ * `spansOf` does. A test names each span it reads: spans end (and are exported) in their own
+ * order, so a span that has arrived says nothing of its parent or siblings.
+ */
+export async function receivedTrace(
+  receiver: OtlpReceiver,
+  traceId: string,
+  ...names: string[]
+): Promise<ReturnType<typeof spansOf>> {
+  const spans = await receiver.waitFor((all) =>
+    names.every((name) => all.some((s) => s.traceId === traceId && s.name === name)),
+  );
+  return spansOf(spans, traceId);
+}
+
 /** A trace's spans by name (the first of each name), and its children of a span. */
 export function spansOf(spans: ReceivedSpan[], traceId: string) {
   const trace = spans.filter((span) => span.traceId === traceId);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GEMINI_TEST_MODEL, say as geminiSay } from '../testing/gemini-agent.ts';
 import {
   agentTraceparent,
+  receivedTrace,
   spansOf,
   startTracedGateway,
   type TracedGateway,
@@ -111,10 +112,14 @@ describe('an OpenAI Chat Completions request, traced', () => {
     ).toEqual(['github/create_issue']);
     const seen = await providerHeaders();
 
-    const spans = await receiver.waitFor((all) =>
-      all.some((s) => s.traceId === agent.traceId && s.name === 'chat gpt-4o-mini'),
+    const { named, children } = await receivedTrace(
+      receiver,
+      agent.traceId,
+      'chat gpt-4o-mini',
+      'POST',
+      'toolgate.mediate',
+      'toolgate.receipt',
     );
-    const { named, children } = spansOf(spans, agent.traceId);
     const root = named('chat gpt-4o-mini');
     expect(root.kind).toBe(SPAN_KIND.server);
     expect(root.parentSpanId).toBe(agent.spanId);
@@ -212,10 +217,14 @@ describe('an Anthropic Messages stream, traced', () => {
     const message = await stream.finalMessage();
     expect(message.content.some((block) => block.type === 'tool_use')).toBe(false);
 
-    const spans = await receiver.waitFor((all) =>
-      all.some((s) => s.traceId === agent.traceId && s.name === 'chat claude-haiku-4-5'),
+    const { named, children } = await receivedTrace(
+      receiver,
+      agent.traceId,
+      'chat claude-haiku-4-5',
+      'POST',
+      'toolgate.mediate',
+      'toolgate.receipt',
     );
-    const { named, children } = spansOf(spans, agent.traceId);
     const root = named('chat claude-haiku-4-5');
     expect(children(root)).toEqual(['POST', 'toolgate.mediate', 'toolgate.receipt']);
     expect(root.attributes).toMatchObject({
@@ -251,10 +260,12 @@ describe('a Gemini request, traced', () => {
     });
     expect(response.status).toBe(200);
     const answer = (await response.json()) as { responseId: string };
-    const spans = await receiver.waitFor((all) =>
-      all.some((s) => s.traceId === agent.traceId && s.name.startsWith('generate_content')),
+    const { named } = await receivedTrace(
+      receiver,
+      agent.traceId,
+      `generate_content ${GEMINI_TEST_MODEL}`,
+      'POST',
     );
-    const { named } = spansOf(spans, agent.traceId);
     const root = named(`generate_content ${GEMINI_TEST_MODEL}`);
     expect(root.attributes).toMatchObject({
       'gen_ai.operation.name': 'generate_content',
@@ -291,10 +302,7 @@ describe('failures, traced', () => {
         ],
       }),
     ).rejects.toMatchObject({ status: 503 });
-    const spans = await receiver.waitFor((all) =>
-      all.some((s) => s.traceId === agent.traceId && s.name === 'chat gpt-4o-mini'),
-    );
-    const { named } = spansOf(spans, agent.traceId);
+    const { named } = await receivedTrace(receiver, agent.traceId, 'chat gpt-4o-mini', 'POST');
     expect(named('chat gpt-4o-mini')).toMatchObject({
       attributes: expect.objectContaining({
         'http.response.status_code': 503,
@@ -342,10 +350,7 @@ describe('failures, traced', () => {
         }),
       });
       expect(response.status).toBe(502);
-      const spans = await receiver.waitFor((all) =>
-        all.some((s) => s.traceId === agent.traceId && s.name === 'POST'),
-      );
-      const { named } = spansOf(spans, agent.traceId);
+      const { named } = await receivedTrace(receiver, agent.traceId, 'POST', 'chat claude-haiku');
       expect(named('POST')).toMatchObject({
         attributes: expect.objectContaining({ 'error.type': 'ECONNREFUSED' }),
         status: { code: 2 },

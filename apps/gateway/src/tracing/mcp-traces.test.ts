@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestMcpServer, type TestMcpServer } from '../mcp/testing/test-mcp-server.ts';
 import {
   agentTraceparent,
-  spansOf,
+  receivedTrace,
   startTracedGateway,
   type TracedGateway,
 } from '../testing/traced-gateway.ts';
@@ -91,10 +91,13 @@ describe('an MCP tools/call, traced', () => {
     });
     expect(result.isError).toBeFalsy();
 
-    const spans = await receiver.waitFor((all) =>
-      all.some((s) => s.traceId === agent.traceId && s.name === 'tools/call file_bug'),
+    const { named, children } = await receivedTrace(
+      receiver,
+      agent.traceId,
+      'tools/call file_bug',
+      'toolgate.mediate',
+      'tools/call create_issue',
     );
-    const { named, children } = spansOf(spans, agent.traceId);
     const server = named('tools/call file_bug');
     expect(server.kind).toBe(SPAN_KIND.server);
     expect(server.parentSpanId).toBe(agent.spanId);
@@ -141,10 +144,12 @@ describe('an MCP tools/call, traced', () => {
     });
     expect(result.isError).toBe(true);
     expect(upstream.calls.length).toBe(before);
-    const spans = await receiver.waitFor((all) =>
-      all.some((s) => s.traceId === agent.traceId && s.name === 'tools/call file_bug'),
+    const { named, children, trace } = await receivedTrace(
+      receiver,
+      agent.traceId,
+      'tools/call file_bug',
+      'toolgate.mediate',
     );
-    const { named, children, trace } = spansOf(spans, agent.traceId);
     const server = named('tools/call file_bug');
     expect(children(server)).toEqual(['toolgate.mediate']);
     expect(trace).toHaveLength(2);
@@ -166,10 +171,7 @@ describe('an MCP tools/call, traced', () => {
     await expect(client.callTool({ name: 'no_such_tool', arguments: {} })).rejects.toThrow(
       /Unknown tool/,
     );
-    const spans = await receiver.waitFor((all) =>
-      all.some((s) => s.traceId === agent.traceId && s.name === 'tools/call no_such_tool'),
-    );
-    const { named } = spansOf(spans, agent.traceId);
+    const { named } = await receivedTrace(receiver, agent.traceId, 'tools/call no_such_tool');
     const server = named('tools/call no_such_tool');
     expect(server.parentSpanId).toBe(agent.spanId);
     expect(server).toMatchObject({
