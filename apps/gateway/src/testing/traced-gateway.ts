@@ -55,6 +55,21 @@ export async function receivedTrace(
   return spansOf(spans, traceId);
 }
 
+/**
+ * `receivedTrace`, then the gateway's tracing flushed: every span that had ended is exported
+ * too, so a test can assert on what is *not* in the trace.
+ */
+export async function settledTrace(
+  gateway: TracedGateway,
+  receiver: OtlpReceiver,
+  traceId: string,
+  ...names: string[]
+): Promise<ReturnType<typeof spansOf>> {
+  await receivedTrace(receiver, traceId, ...names);
+  await gateway.tracing.flush();
+  return spansOf(receiver.spans(), traceId);
+}
+
 /** A trace's spans by name (the first of each name), and its children of a span. */
 export function spansOf(spans: ReceivedSpan[], traceId: string) {
   const trace = spans.filter((span) => span.traceId === traceId);

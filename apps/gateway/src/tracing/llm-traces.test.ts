@@ -7,7 +7,7 @@ import { GEMINI_TEST_MODEL, say as geminiSay } from '../testing/gemini-agent.ts'
 import {
   agentTraceparent,
   receivedTrace,
-  spansOf,
+  settledTrace,
   startTracedGateway,
   type TracedGateway,
 } from '../testing/traced-gateway.ts';
@@ -324,8 +324,7 @@ describe('failures, traced', () => {
       body: '{"model": ',
     });
     expect(response.status).toBe(400);
-    const spans = await receiver.waitFor((all) => all.some((s) => s.traceId === agent.traceId));
-    const { trace } = spansOf(spans, agent.traceId);
+    const { trace } = await settledTrace(gw, receiver, agent.traceId, 'chat');
     expect(trace.map((s) => s.name)).toEqual(['chat']);
     expect(trace[0]?.attributes['http.response.status_code']).toBe(400);
     expect(trace[0]?.status.code).toBe(0);

@@ -8,6 +8,7 @@ import { startTestMcpServer, type TestMcpServer } from '../mcp/testing/test-mcp-
 import {
   agentTraceparent,
   receivedTrace,
+  settledTrace,
   startTracedGateway,
   type TracedGateway,
 } from '../testing/traced-gateway.ts';
@@ -144,7 +145,8 @@ describe('an MCP tools/call, traced', () => {
     });
     expect(result.isError).toBe(true);
     expect(upstream.calls.length).toBe(before);
-    const { named, children, trace } = await receivedTrace(
+    const { named, children, trace } = await settledTrace(
+      gw,
       receiver,
       agent.traceId,
       'tools/call file_bug',
