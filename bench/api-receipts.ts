@@ -186,8 +186,10 @@ async function ingestBench(adminUrl: string): Promise<{ lines: string[]; passed:
       // Each variant starts from a collected heap: this process holds every prepared batch, and
       // a major collection landing in one variant's window would be charged to it.
       collectGarbage();
-      const http = await meter.measure(sequential.url, () =>
-        withCpuProfile(`api-receipts-http-${round + 1}`, async () => {
+      // The profile outside the measurement: stopping it serializes the profile synchronously
+      // (seconds, the inspector's `dispatch`), which must not be charged to HTTP.
+      const http = await withCpuProfile(`api-receipts-http-${round + 1}`, () =>
+        meter.measure(sequential.url, async () => {
           for (const batch of posts) await sequential.post(batch);
         }),
       );
