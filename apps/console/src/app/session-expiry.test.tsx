@@ -81,7 +81,8 @@ describe('a 401 from any call', () => {
     expect(router.state.location.search).toBe('?sort=name');
     expect(router.state.location.hash).toBe('#top');
     await screen.findByRole('heading', { name: 'Policies' });
-    expect(seen).toContain(`${POLICIES} new`);
+    // The page's heading renders before its list is fetched: wait for the request itself.
+    await waitFor(() => expect(seen).toContain(`${POLICIES} new`));
   });
 
   it('never follows a next that leaves the console', async () => {
