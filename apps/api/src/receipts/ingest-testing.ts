@@ -69,19 +69,28 @@ export function ingestTestStack() {
   }
 
   /**
-   * Runs `during` while another session holds an uncommitted `tool_sets` row for `hash`: a batch
-   * sending that tool set waits on it inside its transaction, holding the gateway's chain lock.
+   * Runs `during` while another session, in a transaction, holds `what` (HELD): a batch that
+   * needs the same row or lock waits on that session.
    */
-  async function whileToolSetRowHeld(hash: string, during: (other: pg.Client) => Promise<void>) {
+  async function whileHeld(what: Held, during: (other: pg.Client) => Promise<void>) {
     const other = new pg.Client({ connectionString: stack.api.database.url });
     await other.connect();
     try {
       await other.query('BEGIN');
-      await other.query(`INSERT INTO tool_sets (hash, body) VALUES ($1, '{}')`, [hash]);
+      await other.query(what.text, what.values);
       await during(other);
     } finally {
       await other.end();
     }
+  }
+
+  /** Backends of the API's database waiting for a lock (`kind`: a row's transaction, advisory). */
+  async function lockWaits(kind: 'transactionid' | 'advisory'): Promise<number> {
+    const { rows } = await stack.db.query(
+      'SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype = $1',
+      [kind],
+    );
+    return rows[0].n;
   }
 
   async function storedChain(gatewayName: string) {
@@ -92,5 +101,30 @@ export function ingestTestStack() {
     return rows as Array<{ id: string; seq: number; prev_hash: string | null; hash: string }>;
   }
 
-  return { stack, gateway, bodies, ingest, rowCount, whileToolSetRowHeld, storedChain };
+  return { stack, gateway, bodies, ingest, rowCount, whileHeld, lockWaits, storedChain };
 }
+
+/** A statement another session runs in an open transaction (`whileHeld`). */
+interface Held {
+  text: string;
+  values: unknown[];
+}
+
+/** What a test makes another session hold while a batch is ingested. */
+export const HELD = {
+  /** An uncommitted `tool_sets` row: the batch's statement storing that set waits on it. */
+  toolSetRow: (hash: string): Held => ({
+    text: `INSERT INTO tool_sets (hash, body) VALUES ($1, '{}')`,
+    values: [hash],
+  }),
+  /** An uncommitted `receipt_tool_names` row: the batch's transaction waits on it. */
+  toolNameRow: (name: string): Held => ({
+    text: 'INSERT INTO receipt_tool_names (name) VALUES ($1)',
+    values: [name],
+  }),
+  /** A gateway's chain lock: the batch's transaction waits for it, right after it begins. */
+  chainLock: (gateway: string): Held => ({
+    text: 'SELECT pg_advisory_xact_lock(hashtext($1))',
+    values: [`receipts:${gateway}`],
+  }),
+};

@@ -1,15 +1,50 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiError } from '@toolgate/contract';
 import { compactReceipt, type Receipt } from '@toolgate/core';
 import { until } from '@toolgate/core/testing';
+import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { ingestTestStack } from './ingest-testing.ts';
+import type { PrismaService } from '../database/prisma.service.ts';
+import { HELD, ingestTestStack } from './ingest-testing.ts';
 import { receiptColumns } from './receipt-columns.ts';
 import { chainOf } from './receipt-fixtures.ts';
 import { ReceiptIdTakenError, ReceiptsRepository } from './receipts.repository.ts';
 import { call } from './receipts-testing.ts';
 
-const { stack, gateway, bodies, ingest, rowCount, whileToolSetRowHeld, storedChain } =
+const { stack, gateway, bodies, ingest, rowCount, whileHeld, lockWaits, storedChain } =
   ingestTestStack();
+
+/** Ends every backend of the API's database that waits for a lock; how many. */
+async function terminateLockWaiters(): Promise<number> {
+  const { rows } = await stack.db.query(
+    `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
+     WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+  );
+  return rows[0].n;
+}
+
+/** Transactions holding a chain lock with no statement running (waiting on the API). */
+async function idleChainTransactions(): Promise<number> {
+  const { rows } = await stack.db.query(
+    `SELECT count(*)::int AS n FROM pg_stat_activity a
+     JOIN pg_locks l ON l.pid = a.pid AND l.locktype = 'advisory' AND l.granted
+     WHERE a.datname = current_database() AND a.state = 'idle in transaction'`,
+  );
+  return rows[0].n;
+}
+
+async function toolSetRows(hash: string): Promise<number> {
+  const { rows } = await stack.db.query(
+    'SELECT count(*)::int AS n FROM tool_sets WHERE hash = $1',
+    [hash],
+  );
+  return rows[0].n;
+}
+
+async function expectChain(name: string, checked: number): Promise<void> {
+  const verification = await call(stack.api.operator, 'receipts.verify', { params: { name } });
+  expect(verification).toMatchObject({ gateway: name, valid: true, checked });
+}
 
 describe('receipt ingest: other gateways, concurrency and faults', () => {
   it("refuses another gateway's token with 403 and writes nothing", async () => {
@@ -86,36 +121,127 @@ describe('receipt ingest: other gateways, concurrency and faults', () => {
     const client = await gateway('gw-cut');
     const chain = chainOf(bodies('gw-cut', 3, 0, ['cut_tool']));
     const toolSetHash = compactReceipt(chain[0] as Receipt).stored.tool_set_hash;
-    // Another session holds the batch's tool set row (uncommitted), so the batch waits inside
-    // its transaction, after taking the chain lock…
-    await whileToolSetRowHeld(toolSetHash, async (other) => {
+    // Another session holds the gateway's chain lock, so the batch waits inside its
+    // transaction…
+    await whileHeld(HELD.chainLock('gw-cut'), async (other) => {
       const cut = ingest(client, 'gw-cut', chain).catch((error: unknown) => error);
       // …where its connection is killed, as a database restart would.
-      await until(async () => {
-        const { rows } = await stack.db.query(
-          `SELECT count(pg_terminate_backend(pid))::int AS n FROM pg_stat_activity
-           WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-        );
-        return rows[0].n > 0;
-      });
+      await until(async () => (await terminateLockWaiters()) > 0);
       const error = await cut;
       expect(error).toBeInstanceOf(ApiError);
       expect((error as ApiError).httpStatus).toBeGreaterThanOrEqual(500);
       await other.query('ROLLBACK');
     });
     expect(await rowCount('gw-cut')).toBe(0);
-    const { rows } = await stack.db.query(
-      'SELECT count(*)::int AS n FROM tool_sets WHERE hash = $1',
-      [toolSetHash],
-    );
-    expect(rows[0].n).toBe(0);
     // The dead connection left the pool: the gateway's retry is stored, the chain intact.
     const retried = await ingest(client, 'gw-cut', chain);
     expect(retried.map((r) => r.result)).toEqual(['created', 'created', 'created']);
-    const verification = await call(stack.api.operator, 'receipts.verify', {
-      params: { name: 'gw-cut' },
+    await expectChain('gw-cut', 3);
+    // Its tool set was stored once, by the first attempt's own statement or by the retry's.
+    expect(await toolSetRows(toolSetHash)).toBe(1);
+  });
+
+  it("loses a batch whose tool sets' connection dies whole, and the next one lands", async () => {
+    const client = await gateway('gw-cut-sets');
+    const chain = chainOf(bodies('gw-cut-sets', 3, 0, ['cut_sets_tool']));
+    const toolSetHash = compactReceipt(chain[0] as Receipt).stored.tool_set_hash;
+    // Another session holds the batch's tool set row (uncommitted), so the statement storing
+    // the batch's tool sets waits on it, while the batch's transaction waits for that statement…
+    await whileHeld(HELD.toolSetRow(toolSetHash), async (other) => {
+      const cut = ingest(client, 'gw-cut-sets', chain).catch((error: unknown) => error);
+      // …and that statement's connection is killed.
+      await until(async () => (await terminateLockWaiters()) > 0);
+      const error = await cut;
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).httpStatus).toBeGreaterThanOrEqual(500);
+      await other.query('ROLLBACK');
     });
-    expect(verification).toMatchObject({ gateway: 'gw-cut', valid: true, checked: 3 });
+    // No receipt without its tool set: the transaction did not commit.
+    expect(await rowCount('gw-cut-sets')).toBe(0);
+    expect(await toolSetRows(toolSetHash)).toBe(0);
+    const retried = await ingest(client, 'gw-cut-sets', chain);
+    expect(retried.map((r) => r.result)).toEqual(['created', 'created', 'created']);
+    await expectChain('gw-cut-sets', 3);
+    expect(await toolSetRows(toolSetHash)).toBe(1);
+  });
+
+  it('commits a batch only once its tool sets are stored', async () => {
+    const client = await gateway('gw-sets-first');
+    const chain = chainOf(bodies('gw-sets-first', 3, 0, ['sets_first_tool']));
+    const toolSetHash = compactReceipt(chain[0] as Receipt).stored.tool_set_hash;
+    await whileHeld(HELD.toolSetRow(toolSetHash), async (other) => {
+      let settled = false;
+      const ingested = ingest(client, 'gw-sets-first', chain).finally(() => {
+        settled = true;
+      });
+      // The tool sets' statement waits on the held row; the transaction has written its
+      // receipts and waits, holding the chain lock, with nothing left to run.
+      await until(async () => (await lockWaits('transactionid')) > 0);
+      await until(async () => (await idleChainTransactions()) > 0);
+      await sleep(300);
+      expect(settled).toBe(false);
+      expect(await rowCount('gw-sets-first')).toBe(0);
+      await other.query('ROLLBACK');
+      expect((await ingested).map((r) => r.result)).toEqual(['created', 'created', 'created']);
+    });
+    expect(await rowCount('gw-sets-first')).toBe(3);
+    expect(await toolSetRows(toolSetHash)).toBe(1);
+  });
+
+  it('fails a batch whose tool sets wait on its own chain lock, instead of hanging', async () => {
+    const client = await gateway('gw-cycle');
+    const chain = chainOf(bodies('gw-cycle', 2, 0, ['cycle_tool']));
+    const toolSetHash = compactReceipt(chain[0] as Receipt).stored.tool_set_hash;
+    const repository = stack.api.app.get(ReceiptsRepository);
+    repository.toolSetsWaitMs = 500;
+    try {
+      // The session holding the batch's tool set row then waits for the gateway's chain lock,
+      // which the batch's transaction holds while it waits for its tool sets: a cycle through
+      // the API, where PostgreSQL's deadlock detector cannot see it. Nothing in the API writes
+      // tool sets and takes a chain lock in one transaction; the bound is for what might.
+      await whileHeld(HELD.toolSetRow(toolSetHash), async (other) => {
+        const failed = ingest(client, 'gw-cycle', chain).catch((error: unknown) => error);
+        await until(async () => (await lockWaits('transactionid')) > 0);
+        await until(async () => (await idleChainTransactions()) > 0);
+        await other.query(HELD.chainLock('gw-cycle').text, HELD.chainLock('gw-cycle').values);
+        const error = await failed;
+        expect(error).toBeInstanceOf(ApiError);
+        expect((error as ApiError).httpStatus).toBeGreaterThanOrEqual(500);
+        await other.query('ROLLBACK');
+      });
+    } finally {
+      repository.toolSetsWaitMs = 60_000;
+    }
+    expect(await rowCount('gw-cycle')).toBe(0);
+    const retried = await ingest(client, 'gw-cycle', chain);
+    expect(retried.map((r) => r.result)).toEqual(['created', 'created']);
+    expect(await toolSetRows(toolSetHash)).toBe(1);
+  });
+
+  it('stores batches with tool sets on a pool of one connection (the sets never wait on it)', async () => {
+    const names = ['gw-one-a', 'gw-one-b', 'gw-one-c'];
+    // The API's own repository code on a pool of one: a tool sets' statement that asked for a
+    // connection after its transaction took the only one would wait for it forever.
+    const pool = new pg.Pool({ connectionString: stack.api.database.url, max: 1 });
+    const repository = new ReceiptsRepository({ pool } as unknown as PrismaService);
+    repository.toolSetsWaitMs = 5_000;
+    try {
+      await Promise.all(
+        names.map((name, i) => {
+          const [receipt] = chainOf(bodies(name, 1, 0, [`one_tool_${i}`]));
+          const hash = `sha256:${'0'.repeat(63)}${i}`;
+          return repository.appendToChain(name, [], new Map([[hash, '{"tools":[]}']]), () => ({
+            rows: [
+              { ...receiptColumns(receipt as Receipt), seq: 1n, body: '{}', toolSetHash: hash },
+            ],
+            result: undefined,
+          }));
+        }),
+      );
+    } finally {
+      await pool.end();
+    }
+    for (const name of names) expect(await rowCount(name)).toBe(1);
   });
 
   it('validates the batch envelope', async () => {

@@ -75,9 +75,10 @@ type SentToolSet = { ok: true; toolSet: ToolSet; json: string } | { ok: false; m
  * receipts after it continue the chain instead of all being `ChainBroken`.
  *
  * A `toolgate.receipt.v2` receipt references its tool set by `tool_set_hash`; the set is either
- * stored already or sent with the batch (`tool_sets`). Every valid set sent is stored in the
- * batch's transaction, whatever becomes of the receipts (a gateway sends each set once, with the
- * first receipt using it, and later receipts rely on it), so every stored receipt resolves.
+ * stored already or sent with the batch (`tool_sets`). Every valid set sent is stored before the
+ * batch's transaction commits (by a statement of its own, beside it), whatever becomes of the
+ * receipts (a gateway sends each set once, with the first receipt using it, and later receipts
+ * rely on it), so every stored receipt resolves.
  */
 @Injectable()
 export class ReceiptIngestService {

@@ -9,11 +9,11 @@ import {
 import { until } from '@toolgate/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { ingestTestStack } from './ingest-testing.ts';
+import { HELD, ingestTestStack } from './ingest-testing.ts';
 import { chainOf, fixtureReceiptBody } from './receipt-fixtures.ts';
 import { call } from './receipts-testing.ts';
 
-const { stack, gateway, bodies, ingest, rowCount, whileToolSetRowHeld, storedChain } =
+const { stack, gateway, bodies, ingest, rowCount, whileHeld, lockWaits, storedChain } =
   ingestTestStack();
 
 describe('receipt ingest', () => {
@@ -264,19 +264,14 @@ describe('receipt ingest', () => {
   it('runs a batch again when PostgreSQL breaks a deadlock by aborting it', async () => {
     const client = await gateway('gw-deadlock');
     const chain = chainOf(bodies('gw-deadlock', 3, 0, ['deadlock_tool']));
-    const toolSetHash = compactReceipt(chain[0] as Receipt).stored.tool_set_hash;
-    // Another session holds the batch's tool set row (uncommitted)…
-    await whileToolSetRowHeld(toolSetHash, async (other) => {
+    // Another session holds the name row of the batch's new tool (uncommitted), which the
+    // batch's transaction writes too…
+    await whileHeld(HELD.toolNameRow('deadlock_tool'), async (other) => {
       const ingested = ingest(client, 'gw-deadlock', chain);
-      await until(async () => {
-        const { rows } = await stack.db.query(
-          `SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'`,
-        );
-        return rows[0].n > 0;
-      });
+      await until(async () => (await lockWaits('transactionid')) > 0);
       // …and then waits for the gateway's chain lock, which the ingest holds: a deadlock,
       // which PostgreSQL breaks by aborting the ingest (the first to wait).
-      await other.query('SELECT pg_advisory_xact_lock(hashtext($1))', ['receipts:gw-deadlock']);
+      await other.query(HELD.chainLock('gw-deadlock').text, HELD.chainLock('gw-deadlock').values);
       await other.query('ROLLBACK');
 
       expect((await ingested).map((r) => r.result)).toEqual(['created', 'created', 'created']);

@@ -11,8 +11,9 @@ import {
 } from '@toolgate/core';
 import pg from 'pg';
 import { PrismaService } from '../database/prisma.service.ts';
-import { arrayLiteral, columnLiteral, nestedLiteral } from './array-literal.ts';
+import { arrayLiteral } from './array-literal.ts';
 import type { ReceiptColumns } from './receipt-columns.ts';
+import { insertStatement, RECORD_SEPARATOR } from './receipt-insert-statement.ts';
 import type { ToolLinkRow } from './receipt-tool-links.ts';
 
 /** The last stored receipt of a gateway: what the next one must point to. */
@@ -27,8 +28,6 @@ export interface ChainState {
   /** Hashes of the batch's ids that are already stored (any gateway). */
   stored: ReadonlyMap<string, string>;
 }
-
-const RECORD_SEPARATOR = '\u001e';
 
 /** A receipt ready to insert: its columns, its place in the chain and its JSON text. */
 export interface NewReceiptRow extends ReceiptColumns {
@@ -141,9 +140,14 @@ export class ReceiptsRepository {
    * Appends to a gateway's chain in one transaction: takes the gateway's chain lock (concurrent
    * ingests of one gateway queue up, other gateways are not held), reads the chain head and
    * which of `ids` are already stored (both from `receipt_links`), lets `plan` decide, and
-   * inserts the rows it returns, with their links, in a single statement (one round trip for
-   * the whole batch), after the
-   * tool sets of `toolSets` (hash → JSON text). Nothing is written if anything fails.
+   * inserts the rows it returns, with their links, chunk by chunk. Nothing of the chain is
+   * written if anything fails.
+   *
+   * The tool sets of `toolSets` (hash → JSON text) are stored by a statement of their own on
+   * another connection, at the same time: on the transaction's connection the receipts' chunks
+   * used to queue behind them. The transaction commits only once they are stored, so every
+   * stored receipt's tool set is there; sets stored for a batch that then fails stay (they are
+   * checked and content-addressed, belong to no gateway, and the batch's retry needs them).
    */
   async appendToChain<T>(
     gateway: string,
@@ -151,9 +155,15 @@ export class ReceiptsRepository {
     toolSets: ReadonlyMap<string, string>,
     plan: (state: ChainState) => ChainPlan<T>,
   ): Promise<T> {
+    // Asked for before the transaction's connection: the pool hands connections out in the
+    // order they were asked for, so this statement never waits for a connection held by a
+    // transaction that waits for it, however busy the pool.
+    const toolSetsStored = this.storeToolSets(toolSets);
+    // Awaited before the commit; a batch failing before that reports its own error.
+    toolSetsStored.catch(() => undefined);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.appendOnce(gateway, ids, toolSets, plan);
+        return await this.appendOnce(gateway, ids, toolSetsStored, plan);
       } catch (error) {
         // PostgreSQL broke a deadlock by aborting this transaction: nothing was written, and
         // everything is read again under the lock, so the batch can simply run again.
@@ -165,10 +175,56 @@ export class ReceiptsRepository {
     }
   }
 
+  /**
+   * Every valid tool set sent is kept, even when the receipt it came with was not created
+   * (rejected, duplicate): later receipts of the gateway rely on it being stored. In hash order,
+   * so two batches sharing tool sets queue up on the first one they share instead of each
+   * waiting on a row the other inserted (a deadlock). Sets already stored are skipped before
+   * their JSON is parsed. Their texts travel like the receipts' bodies (insertStatement).
+   */
+  private async storeToolSets(toolSets: ReadonlyMap<string, string>): Promise<void> {
+    if (toolSets.size === 0) return;
+    await this.prisma.pool.query(
+      `INSERT INTO tool_sets (hash, body)
+       SELECT u.hash, u.body::jsonb
+       FROM ROWS FROM (unnest($1::text[]), string_to_table($2::text, E'\\x1e')) AS u(hash, body)
+       WHERE NOT EXISTS (SELECT FROM tool_sets t WHERE t.hash = u.hash)
+       ORDER BY u.hash
+       ON CONFLICT (hash) DO NOTHING`,
+      [arrayLiteral([...toolSets.keys()]), [...toolSets.values()].join(RECORD_SEPARATOR)],
+    );
+  }
+
+  /**
+   * How long a transaction, holding its gateway's chain lock, waits for its tool sets' statement.
+   * That wait runs through this process, where PostgreSQL's deadlock detector cannot see it:
+   * nothing that writes tool sets takes a chain lock, so it cannot close a cycle, and should
+   * anything ever do so the bound breaks it (the batch fails and is retried). Tests shorten it.
+   */
+  toolSetsWaitMs = TRANSACTION_TIMEOUT_MS;
+
+  private async untilStored(toolSetsStored: Promise<void>): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () =>
+          reject(
+            new Error(`the batch's tool sets were not stored within ${this.toolSetsWaitMs} ms`),
+          ),
+        this.toolSetsWaitMs,
+      );
+    });
+    try {
+      await Promise.race([toolSetsStored, bound]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   private async appendOnce<T>(
     gateway: string,
     ids: ReadonlyArray<string>,
-    toolSets: ReadonlyMap<string, string>,
+    toolSetsStored: Promise<void>,
     plan: (state: ChainState) => ChainPlan<T>,
   ): Promise<T> {
     // node-postgres directly, not `$transaction`: Prisma passes every parameter through its
@@ -185,7 +241,8 @@ export class ReceiptsRepository {
     try {
       await client.query(`BEGIN; SET LOCAL statement_timeout = ${TRANSACTION_TIMEOUT_MS}`);
       try {
-        const result = await appendInTransaction(client, gateway, ids, toolSets, plan);
+        const result = await appendInTransaction(client, gateway, ids, plan);
+        await this.untilStored(toolSetsStored);
         await client.query('COMMIT');
         return result;
       } catch (error) {
@@ -208,7 +265,6 @@ async function appendInTransaction<T>(
   client: pg.PoolClient,
   gateway: string,
   ids: ReadonlyArray<string>,
-  toolSets: ReadonlyMap<string, string>,
   plan: (state: ChainState) => ChainPlan<T>,
 ): Promise<T> {
   await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`receipts:${gateway}`]);
@@ -243,22 +299,6 @@ async function appendInTransaction<T>(
       });
     });
   };
-  // Every valid tool set sent is kept, even when the receipt it came with was not created
-  // (rejected, duplicate): later receipts of the gateway rely on it being stored.
-  // In hash order, so two batches sharing tool sets queue up on the first one they share
-  // instead of each waiting on a row the other inserted (a deadlock). Sets already stored are
-  // skipped before their JSON is parsed. Their texts travel like the receipts' bodies (below).
-  if (toolSets.size > 0) {
-    send(
-      `INSERT INTO tool_sets (hash, body)
-       SELECT u.hash, u.body::jsonb
-       FROM ROWS FROM (unnest($1::text[]), string_to_table($2::text, E'\\x1e')) AS u(hash, body)
-       WHERE NOT EXISTS (SELECT FROM tool_sets t WHERE t.hash = u.hash)
-       ORDER BY u.hash
-       ON CONFLICT (hash) DO NOTHING`,
-      [arrayLiteral([...toolSets.keys()]), [...toolSets.values()].join(RECORD_SEPARATOR)],
-    );
-  }
   const write = ({ rows, standIns = [] }: ChainChunk) => {
     if (rows.length > 0) {
       const insert = insertStatement(gateway, rows);
@@ -316,132 +356,6 @@ export class ReceiptIdTakenError extends Error {
     super('a receipt id of the batch was stored concurrently by another gateway');
     this.name = 'ReceiptIdTakenError';
   }
-}
-
-/**
- * One statement for the whole batch: each receipt into its month's partition of `receipts`
- * and its link into `receipt_links`, whose keys (id; gateway and seq) are what makes both
- * unique across partitions. Columns travel as array literals (built here, so the driver passes
- * them on as they are) zipped by `ROWS FROM`. The bodies travel as one text, JSON texts
- * separated by U+001E (JSON text holds control characters only escaped, so the separator
- * cannot occur inside a body), split by `string_to_table` and parsed one by one: a third faster
- * than one big JSON array through `jsonb_array_elements`, and three times faster than a text[]
- * (which has to be escaped and `array_in` unescapes).
- */
-function insertStatement(
-  gateway: string,
-  rows: ReadonlyArray<NewReceiptRow>,
-): { text: string; values: string[] } {
-  const column = (value: (row: NewReceiptRow) => string | null) => columnLiteral(rows, value);
-  // text[][] cannot be unnested row by row (arrays are rectangular and unnest flattens them),
-  // so each row's array travels as an array literal inside the array, and is cast back.
-  const nested = (
-    key:
-      | 'tools'
-      | 'rules'
-      | 'policies'
-      | 'capabilities'
-      | 'calledTools'
-      | 'blockedCalls'
-      | 'withheldCalls',
-  ) => nestedLiteral(rows, (row) => row[key]);
-  const values = [
-    gateway,
-    column((row) => row.id),
-    column((row) => row.seq.toString()),
-    column((row) => row.receivedAt),
-    column((row) => row.surface),
-    column((row) => row.model),
-    column((row) => (row.stream ? 't' : 'f')),
-    column((row) => String(row.status)),
-    column((row) => row.outcome),
-    column((row) => row.identityHuman),
-    column((row) => row.identityService),
-    column((row) => row.identitySession),
-    column((row) => row.binding),
-    nested('tools'),
-    nested('rules'),
-    nested('policies'),
-    column((row) => row.prevHash),
-    column((row) => row.hash),
-    column((row) => row.toolSetHash),
-    rows.map((row) => row.body).join(RECORD_SEPARATOR),
-    ...toolLinkColumns(rows),
-    nested('calledTools'),
-    nested('blockedCalls'),
-    nested('withheldCalls'),
-    column((row) => String(row.mediationMs)),
-    column((row) => String(row.upstreamMs)),
-    column((row) => row.outcomeClass),
-    nested('capabilities'),
-  ];
-  const text = `
-    WITH u AS MATERIALIZED (
-      SELECT * FROM ROWS FROM (
-        unnest($2::text[]), unnest($3::bigint[]), unnest($4::timestamptz[]), unnest($5::text[]),
-        unnest($6::text[]), unnest($7::boolean[]), unnest($8::int[]), unnest($9::text[]),
-        unnest($10::text[]), unnest($11::text[]), unnest($12::text[]), unnest($13::text[]),
-        unnest($14::text[]), unnest($15::text[]), unnest($16::text[]), unnest($17::text[]),
-        unnest($18::text[]), unnest($19::text[]), string_to_table($20::text, E'\\x1e'),
-        unnest($26::text[]), unnest($27::text[]), unnest($28::text[]),
-        unnest($29::float8[]), unnest($30::float8[]), unnest($31::text[]), unnest($32::text[])
-      ) AS u(id, seq, received_at, surface, model, stream, status, outcome, identity_human,
-        identity_service, identity_session, binding, tools, rules, policies, prev_hash, hash,
-        tool_set_hash, body, called_tools, blocked_calls, withheld_calls, mediation_ms,
-        upstream_ms, outcome_class, capabilities)
-    ), links AS (
-      INSERT INTO receipt_links (id, gateway, seq, received_at, hash)
-      SELECT u.id, $1, u.seq, u.received_at, u.hash FROM u
-    ), tool_links AS (
-      INSERT INTO receipt_tool_calls (receipt_id, role, tool_call_id, action_id, gateway,
-        received_at)
-      SELECT t.receipt_id, t.role, t.tool_call_id, t.action_id, $1, t.received_at
-      FROM ROWS FROM (unnest($21::text[]), unnest($22::text[]), unnest($23::text[]),
-        unnest($24::text[]), unnest($25::timestamptz[]))
-        AS t(receipt_id, role, tool_call_id, action_id, received_at)
-    ), stats AS (
-      INSERT INTO receipt_stats (id, received_at, outcome_class, mediation_ms, upstream_ms,
-        called_tools, blocked_calls, withheld_calls)
-      SELECT u.id, u.received_at, u.outcome_class, u.mediation_ms, u.upstream_ms,
-        u.called_tools::text[], u.blocked_calls::text[], u.withheld_calls::text[]
-      FROM u
-    ), tool_names AS (
-      -- Sorted, so concurrent batches take the name rows' locks in one order.
-      INSERT INTO receipt_tool_names (name)
-      SELECT DISTINCT name FROM u, unnest(u.tools::text[]) AS name ORDER BY name
-      ON CONFLICT DO NOTHING
-    )
-    INSERT INTO receipts (id, gateway, seq, received_at, surface, model, stream, status, outcome,
-      identity_human, identity_service, identity_session, binding, tools, rules, policies,
-      capabilities, prev_hash, hash, tool_set_hash, body)
-    SELECT u.id, $1, u.seq, u.received_at, u.surface, u.model, u.stream, u.status,
-      u.outcome, u.identity_human, u.identity_service, u.identity_session, u.binding,
-      u.tools::text[], u.rules::text[], u.policies::text[], u.capabilities::text[], u.prev_hash,
-      u.hash, u.tool_set_hash, u.body::jsonb
-    FROM u`;
-  return { text, values };
-}
-
-/**
- * The batch's call-to-result link rows as five parallel array literals ($21–$25), flattened
- * across receipts: they ride in the receipts' statement (no extra round trip per batch).
- */
-function toolLinkColumns(rows: ReadonlyArray<NewReceiptRow>): string[] {
-  const receiptIds: string[] = [];
-  const roles: string[] = [];
-  const toolCallIds: string[] = [];
-  const actionIds: string[] = [];
-  const receivedAts: string[] = [];
-  for (const row of rows) {
-    for (const link of row.toolLinks ?? []) {
-      receiptIds.push(row.id);
-      roles.push(link.role);
-      toolCallIds.push(link.toolCallId);
-      actionIds.push(link.actionId);
-      receivedAts.push(row.receivedAt);
-    }
-  }
-  return [receiptIds, roles, toolCallIds, actionIds, receivedAts].map(arrayLiteral);
 }
 
 const UNIQUE_VIOLATION = '23505';
