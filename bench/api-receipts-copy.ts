@@ -192,38 +192,52 @@ export const FLOOR_SUFFIX = '_floor';
 const FLOOR_TABLES = ['tool_sets', 'receipt_links', 'receipts'];
 
 /**
- * A plain database loaded with COPY, a round in one transaction like an API batch: into the
- * real tables (keys, indexes, partitions), or, `unindexed`, into copies of them without any
- * index or key (`LIKE … INCLUDING DEFAULTS` keeps the columns, NOT NULLs and defaults, and makes
- * an ordinary table of the partitioned `receipts`): the fastest way to land the rows.
+ * A plain database loaded with COPY: into the real tables (keys, indexes, partitions), or,
+ * `unindexed`, into copies of them without any index or key (`LIKE … INCLUDING DEFAULTS` keeps
+ * the columns, NOT NULLs and defaults, and makes an ordinary table of the partitioned
+ * `receipts`). `parallel`: each table on a connection of its own, all at once, each in its own
+ * transaction (the API writes a batch's tool sets beside its receipts' transaction, so the floor
+ * may use as many connections, and more); otherwise one connection, the round in one
+ * transaction. The unindexed tables, in parallel, are the floor: the fastest way found to land
+ * the rows.
  */
 export async function copySink(
   adminUrl: string,
-  { unindexed }: { unindexed: boolean },
+  { unindexed, parallel }: { unindexed: boolean; parallel: boolean },
 ): Promise<Sink & { load(copies: ReturnType<typeof copyTexts>): Promise<void> }> {
   const database = await createTestDatabase(adminUrl);
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
+  const clients = await Promise.all(
+    Array.from({ length: parallel ? FLOOR_TABLES.length : 1 }, async () => {
+      const client = new pg.Client({ connectionString: database.url });
+      await client.connect();
+      return client;
+    }),
+  );
+  const [first] = clients as [pg.Client];
   if (unindexed) {
     for (const table of FLOOR_TABLES) {
-      await client.query(`CREATE TABLE ${table}${FLOOR_SUFFIX} (LIKE ${table} INCLUDING DEFAULTS)`);
+      await first.query(`CREATE TABLE ${table}${FLOOR_SUFFIX} (LIKE ${table} INCLUDING DEFAULTS)`);
     }
   }
   const target = (table: string) =>
     unindexed ? table.replace(/^(\w+)/, `$1${FLOOR_SUFFIX}`) : table;
+  const copyAll = async (client: pg.Client, copies: ReturnType<typeof copyTexts>) => {
+    await client.query('BEGIN');
+    for (const { table, chunks } of copies) {
+      const copy = new CopyIn(`COPY ${target(table)} FROM STDIN`, chunks);
+      client.query(copy as unknown as pg.QueryConfig);
+      await copy.done;
+    }
+    await client.query('COMMIT');
+  };
   return {
     url: database.url,
     async load(copies) {
-      await client.query('BEGIN');
-      for (const { table, chunks } of copies) {
-        const copy = new CopyIn(`COPY ${target(table)} FROM STDIN`, chunks);
-        client.query(copy as unknown as pg.QueryConfig);
-        await copy.done;
-      }
-      await client.query('COMMIT');
+      if (!parallel) return copyAll(first, copies);
+      await Promise.all(copies.map((copy, i) => copyAll(clients[i] as pg.Client, [copy])));
     },
     async close() {
-      await client.end();
+      await Promise.all(clients.map((client) => client.end()));
       await database.drop();
     },
   };
