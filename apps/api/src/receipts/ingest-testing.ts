@@ -105,7 +105,7 @@ export function ingestTestStack() {
 }
 
 /** A statement another session runs in an open transaction (`whileHeld`). */
-interface Held {
+export interface Held {
   text: string;
   values: unknown[];
 }

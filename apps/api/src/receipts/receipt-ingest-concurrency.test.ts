@@ -1,11 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiError } from '@toolgate/contract';
+import { type ApiClient, ApiError } from '@toolgate/contract';
 import { compactReceipt, type Receipt } from '@toolgate/core';
 import { until } from '@toolgate/core/testing';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { PrismaService } from '../database/prisma.service.ts';
-import { HELD, ingestTestStack } from './ingest-testing.ts';
+import { HELD, type Held, ingestTestStack } from './ingest-testing.ts';
 import { receiptColumns } from './receipt-columns.ts';
 import { chainOf } from './receipt-fixtures.ts';
 import { ReceiptIdTakenError, ReceiptsRepository } from './receipts.repository.ts';
@@ -41,9 +41,34 @@ async function toolSetRows(hash: string): Promise<number> {
   return rows[0].n;
 }
 
-async function expectChain(name: string, checked: number): Promise<void> {
+/** A registered gateway and a chain of `count` receipts with one tool set, new to the API. */
+async function gatewayWithChain(name: string, count: number) {
+  const client = await gateway(name);
+  const chain = chainOf(bodies(name, count, 0, [`${name}-tool`]));
+  return { client, chain, toolSetHash: compactReceipt(chain[0] as Receipt).stored.tool_set_hash };
+}
+
+/**
+ * Ingests `chain` while another session holds `held`, kills the backend left waiting for a lock
+ * (the batch's, or one it waits for), and expects the batch to fail with a server error.
+ */
+async function ingestCut(client: ApiClient, name: string, chain: Receipt[], held: Held) {
+  await whileHeld(held, async (other) => {
+    const cut = ingest(client, name, chain).catch((error: unknown) => error);
+    await until(async () => (await terminateLockWaiters()) > 0);
+    const error = await cut;
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).httpStatus).toBeGreaterThanOrEqual(500);
+    await other.query('ROLLBACK');
+  });
+}
+
+/** The gateway's retry of a lost batch: every receipt created, the chain intact. */
+async function expectRetryLands(client: ApiClient, name: string, chain: Receipt[]) {
+  const retried = await ingest(client, name, chain);
+  expect(retried.map((r) => r.result)).toEqual(chain.map(() => 'created'));
   const verification = await call(stack.api.operator, 'receipts.verify', { params: { name } });
-  expect(verification).toMatchObject({ gateway: name, valid: true, checked });
+  expect(verification).toMatchObject({ gateway: name, valid: true, checked: chain.length });
 }
 
 describe('receipt ingest: other gateways, concurrency and faults', () => {
@@ -118,57 +143,32 @@ describe('receipt ingest: other gateways, concurrency and faults', () => {
   });
 
   it('loses a batch whose connection dies mid-transaction whole, and the next one lands', async () => {
-    const client = await gateway('gw-cut');
-    const chain = chainOf(bodies('gw-cut', 3, 0, ['cut_tool']));
-    const toolSetHash = compactReceipt(chain[0] as Receipt).stored.tool_set_hash;
+    const { client, chain, toolSetHash } = await gatewayWithChain('gw-cut', 3);
     // Another session holds the gateway's chain lock, so the batch waits inside its
-    // transaction…
-    await whileHeld(HELD.chainLock('gw-cut'), async (other) => {
-      const cut = ingest(client, 'gw-cut', chain).catch((error: unknown) => error);
-      // …where its connection is killed, as a database restart would.
-      await until(async () => (await terminateLockWaiters()) > 0);
-      const error = await cut;
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).httpStatus).toBeGreaterThanOrEqual(500);
-      await other.query('ROLLBACK');
-    });
+    // transaction, where its connection is killed, as a database restart would.
+    await ingestCut(client, 'gw-cut', chain, HELD.chainLock('gw-cut'));
     expect(await rowCount('gw-cut')).toBe(0);
     // The dead connection left the pool: the gateway's retry is stored, the chain intact.
-    const retried = await ingest(client, 'gw-cut', chain);
-    expect(retried.map((r) => r.result)).toEqual(['created', 'created', 'created']);
-    await expectChain('gw-cut', 3);
+    await expectRetryLands(client, 'gw-cut', chain);
     // Its tool set was stored once, by the first attempt's own statement or by the retry's.
     expect(await toolSetRows(toolSetHash)).toBe(1);
   });
 
   it("loses a batch whose tool sets' connection dies whole, and the next one lands", async () => {
-    const client = await gateway('gw-cut-sets');
-    const chain = chainOf(bodies('gw-cut-sets', 3, 0, ['cut_sets_tool']));
-    const toolSetHash = compactReceipt(chain[0] as Receipt).stored.tool_set_hash;
+    const { client, chain, toolSetHash } = await gatewayWithChain('gw-cut-sets', 3);
     // Another session holds the batch's tool set row (uncommitted), so the statement storing
-    // the batch's tool sets waits on it, while the batch's transaction waits for that statement…
-    await whileHeld(HELD.toolSetRow(toolSetHash), async (other) => {
-      const cut = ingest(client, 'gw-cut-sets', chain).catch((error: unknown) => error);
-      // …and that statement's connection is killed.
-      await until(async () => (await terminateLockWaiters()) > 0);
-      const error = await cut;
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).httpStatus).toBeGreaterThanOrEqual(500);
-      await other.query('ROLLBACK');
-    });
+    // the batch's tool sets waits on it, while the batch's transaction waits for that statement;
+    // that statement's connection is killed.
+    await ingestCut(client, 'gw-cut-sets', chain, HELD.toolSetRow(toolSetHash));
     // No receipt without its tool set: the transaction did not commit.
     expect(await rowCount('gw-cut-sets')).toBe(0);
     expect(await toolSetRows(toolSetHash)).toBe(0);
-    const retried = await ingest(client, 'gw-cut-sets', chain);
-    expect(retried.map((r) => r.result)).toEqual(['created', 'created', 'created']);
-    await expectChain('gw-cut-sets', 3);
+    await expectRetryLands(client, 'gw-cut-sets', chain);
     expect(await toolSetRows(toolSetHash)).toBe(1);
   });
 
   it('commits a batch only once its tool sets are stored', async () => {
-    const client = await gateway('gw-sets-first');
-    const chain = chainOf(bodies('gw-sets-first', 3, 0, ['sets_first_tool']));
-    const toolSetHash = compactReceipt(chain[0] as Receipt).stored.tool_set_hash;
+    const { client, chain, toolSetHash } = await gatewayWithChain('gw-sets-first', 3);
     await whileHeld(HELD.toolSetRow(toolSetHash), async (other) => {
       let settled = false;
       const ingested = ingest(client, 'gw-sets-first', chain).finally(() => {
@@ -189,10 +189,9 @@ describe('receipt ingest: other gateways, concurrency and faults', () => {
   });
 
   it('fails a batch whose tool sets wait on its own chain lock, instead of hanging', async () => {
-    const client = await gateway('gw-cycle');
-    const chain = chainOf(bodies('gw-cycle', 2, 0, ['cycle_tool']));
-    const toolSetHash = compactReceipt(chain[0] as Receipt).stored.tool_set_hash;
+    const { client, chain, toolSetHash } = await gatewayWithChain('gw-cycle', 2);
     const repository = stack.api.app.get(ReceiptsRepository);
+    const waitMs = repository.toolSetsWaitMs;
     repository.toolSetsWaitMs = 500;
     try {
       // The session holding the batch's tool set row then waits for the gateway's chain lock,
@@ -210,11 +209,10 @@ describe('receipt ingest: other gateways, concurrency and faults', () => {
         await other.query('ROLLBACK');
       });
     } finally {
-      repository.toolSetsWaitMs = 60_000;
+      repository.toolSetsWaitMs = waitMs;
     }
     expect(await rowCount('gw-cycle')).toBe(0);
-    const retried = await ingest(client, 'gw-cycle', chain);
-    expect(retried.map((r) => r.result)).toEqual(['created', 'created']);
+    await expectRetryLands(client, 'gw-cycle', chain);
     expect(await toolSetRows(toolSetHash)).toBe(1);
   });
 
