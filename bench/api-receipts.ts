@@ -29,11 +29,11 @@ import { startApiOn } from './receipts-db.ts';
  *    (`LIKE … INCLUDING DEFAULTS`, no keys, no indexes), a connection per table at once: the
  *    physical floor, the fastest way to land these rows on this machine, and the reference; for
  *    information the same on one connection, through the same COPY into the real, indexed
- *    tables (what the indexes cost), and through a naive Prisma loop of one `createMany` per row. All of them store the
- *    same rows: each receipt, its link (`receipt_links`) and its tool set if new; the COPYs and
- *    the loop get them ready-made, the API derives them from what a gateway sends, and writes
- *    more besides (`receipt_stats`, `receipt_tool_names`, `receipt_tool_calls`), which the floor
- *    does not pay for;
+ *    tables (what the indexes cost), and through a naive Prisma loop of one `createMany` per
+ *    row. All of them store the same rows: each receipt, its link (`receipt_links`) and its
+ *    tool set if new; the COPYs and the loop get them ready-made, the API derives them from what
+ *    a gateway sends, and writes more besides (`receipt_stats`, `receipt_tool_names`,
+ *    `receipt_tool_calls`), which the floor does not pay for;
  * b. `GET /receipts?tool=…` latency over a million rows, common to absent tools, with keyset
  *    follow-up pages, including a tool that was common a month ago and is gone now.
  */
@@ -154,7 +154,7 @@ async function ingestBench(adminUrl: string): Promise<{ lines: string[]; passed:
       500,
   );
   const gateways = [...new Set(batches.map((b) => b.gateway))];
-  progress('starting two APIs and three plain databases (one per variant)');
+  progress('starting two APIs and four plain databases (one per variant)');
   const sequential = await httpSink(adminUrl, gateways);
   const concurrent = await httpSink(adminUrl, gateways);
   const floor = await copySink(adminUrl, { unindexed: true, parallel: true });
