@@ -77,18 +77,17 @@ export function ingestTestStack() {
     await other.connect();
     try {
       await other.query('BEGIN');
-      await other.query(what.text, what.values);
+      await hold(other, what);
       await during(other);
     } finally {
       await other.end();
     }
   }
 
-  /** Backends of the API's database waiting for a lock (`kind`: a row's transaction, advisory). */
-  async function lockWaits(kind: 'transactionid' | 'advisory'): Promise<number> {
+  /** Backends of the API's database waiting for a row another transaction holds. */
+  async function rowLockWaits(): Promise<number> {
     const { rows } = await stack.db.query(
-      'SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype = $1',
-      [kind],
+      `SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'`,
     );
     return rows[0].n;
   }
@@ -101,13 +100,18 @@ export function ingestTestStack() {
     return rows as Array<{ id: string; seq: number; prev_hash: string | null; hash: string }>;
   }
 
-  return { stack, gateway, bodies, ingest, rowCount, whileHeld, lockWaits, storedChain };
+  return { stack, gateway, bodies, ingest, rowCount, whileHeld, rowLockWaits, storedChain };
 }
 
 /** A statement another session runs in an open transaction (`whileHeld`). */
 export interface Held {
   text: string;
   values: unknown[];
+}
+
+/** Makes `session` (in a transaction) hold `what` too, e.g. the lock a batch holds. */
+export async function hold(session: pg.Client, what: Held): Promise<void> {
+  await session.query(what.text, what.values);
 }
 
 /** What a test makes another session hold while a batch is ingested. */

@@ -5,13 +5,13 @@ import { until } from '@toolgate/core/testing';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import type { PrismaService } from '../database/prisma.service.ts';
-import { HELD, type Held, ingestTestStack } from './ingest-testing.ts';
+import { HELD, type Held, hold, ingestTestStack } from './ingest-testing.ts';
 import { receiptColumns } from './receipt-columns.ts';
 import { chainOf } from './receipt-fixtures.ts';
 import { ReceiptIdTakenError, ReceiptsRepository } from './receipts.repository.ts';
 import { call } from './receipts-testing.ts';
 
-const { stack, gateway, bodies, ingest, rowCount, whileHeld, lockWaits, storedChain } =
+const { stack, gateway, bodies, ingest, rowCount, whileHeld, rowLockWaits, storedChain } =
   ingestTestStack();
 
 /** Ends every backend of the API's database that waits for a lock; how many. */
@@ -176,7 +176,7 @@ describe('receipt ingest: other gateways, concurrency and faults', () => {
       });
       // The tool sets' statement waits on the held row; the transaction has written its
       // receipts and waits, holding the chain lock, with nothing left to run.
-      await until(async () => (await lockWaits('transactionid')) > 0);
+      await until(async () => (await rowLockWaits()) > 0);
       await until(async () => (await idleChainTransactions()) > 0);
       await sleep(300);
       expect(settled).toBe(false);
@@ -200,9 +200,9 @@ describe('receipt ingest: other gateways, concurrency and faults', () => {
       // tool sets and takes a chain lock in one transaction; the bound is for what might.
       await whileHeld(HELD.toolSetRow(toolSetHash), async (other) => {
         const failed = ingest(client, 'gw-cycle', chain).catch((error: unknown) => error);
-        await until(async () => (await lockWaits('transactionid')) > 0);
+        await until(async () => (await rowLockWaits()) > 0);
         await until(async () => (await idleChainTransactions()) > 0);
-        await other.query(HELD.chainLock('gw-cycle').text, HELD.chainLock('gw-cycle').values);
+        await hold(other, HELD.chainLock('gw-cycle'));
         const error = await failed;
         expect(error).toBeInstanceOf(ApiError);
         expect((error as ApiError).httpStatus).toBeGreaterThanOrEqual(500);

@@ -9,11 +9,11 @@ import {
 import { until } from '@toolgate/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { HELD, ingestTestStack } from './ingest-testing.ts';
+import { HELD, hold, ingestTestStack } from './ingest-testing.ts';
 import { chainOf, fixtureReceiptBody } from './receipt-fixtures.ts';
 import { call } from './receipts-testing.ts';
 
-const { stack, gateway, bodies, ingest, rowCount, whileHeld, lockWaits, storedChain } =
+const { stack, gateway, bodies, ingest, rowCount, whileHeld, rowLockWaits, storedChain } =
   ingestTestStack();
 
 describe('receipt ingest', () => {
@@ -268,10 +268,10 @@ describe('receipt ingest', () => {
     // batch's transaction writes too…
     await whileHeld(HELD.toolNameRow('deadlock_tool'), async (other) => {
       const ingested = ingest(client, 'gw-deadlock', chain);
-      await until(async () => (await lockWaits('transactionid')) > 0);
+      await until(async () => (await rowLockWaits()) > 0);
       // …and then waits for the gateway's chain lock, which the ingest holds: a deadlock,
       // which PostgreSQL breaks by aborting the ingest (the first to wait).
-      await other.query(HELD.chainLock('gw-deadlock').text, HELD.chainLock('gw-deadlock').values);
+      await hold(other, HELD.chainLock('gw-deadlock'));
       await other.query('ROLLBACK');
 
       expect((await ingested).map((r) => r.result)).toEqual(['created', 'created', 'created']);
