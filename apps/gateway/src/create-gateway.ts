@@ -31,8 +31,8 @@ export function createGateway(
     // Per-request log lines cost throughput on the hot path; metrics and receipts cover requests.
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: true,
-    serverFactory: (fastify) =>
-      createServer((request, response) => {
+    serverFactory: (fastify) => {
+      const server = createServer((request, response) => {
         const mcpServer = parts.mcp ? mcpServerOfPath(request.url) : undefined;
         if (mcpServer !== undefined && parts.mcp) {
           if (closing) {
@@ -53,7 +53,13 @@ export function createGateway(
           return;
         }
         void proxy.handle(surface, request, response);
-      }),
+      });
+      // Fastify sets this on servers it creates, not on a factory's: without it Node closes an
+      // idle keep-alive connection after 5 s, which races with a client (or a load balancer,
+      // ALB's idle timeout is 60 s) sending its next request on it: an ECONNRESET, unanswered.
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+      return server;
+    },
   });
   app.addHook('preClose', async () => {
     closing = true;
@@ -97,6 +103,12 @@ export function createGateway(
   });
   return app;
 }
+
+/**
+ * How long an idle agent connection stays open (Fastify's default, longer than common load
+ * balancers' idle timeouts, so the side that sends closes first).
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 
 const MCP_CLOSING = JSON.stringify({
   jsonrpc: '2.0',

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import OpenAI from 'openai';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SpoolFailedError } from './spool/errors.ts';
@@ -52,6 +53,42 @@ describe('readiness and metrics', () => {
     expect(text).toContain('toolgate_gateway_upstream_seconds_bucket');
     expect(text).toContain('toolgate_gateway_mediation_seconds_bucket');
     expect(text).not.toContain('sk-FAKE-metrics');
+  });
+});
+
+describe('keep-alive', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway();
+    await gw.applyPolicies([]);
+  });
+  afterAll(() => gw.close());
+
+  it('keeps an idle agent connection open past Node’s default (5 s, closed at 6), so the client closes first', async () => {
+    const { port } = new URL(gw.url);
+    const socket = connect(Number(port), '127.0.0.1');
+    const answers: string[] = [];
+    let buffered = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      buffered += chunk;
+      // Each answer is a complete JSON body with a Content-Length: split on the status line.
+      const parts = buffered.split(/(?=HTTP\/1\.1 )/);
+      buffered = parts.pop() ?? '';
+      answers.push(...parts);
+    });
+    const closed = new Promise<boolean>((resolve) => socket.on('close', () => resolve(true)));
+    const body = JSON.stringify({ model: 'm' });
+    const request = `POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`;
+    socket.write(request);
+    await new Promise((resolve) => setTimeout(resolve, 6_500));
+    socket.write(request);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const all = [...answers, buffered];
+    socket.end();
+    await closed;
+    expect(all.filter((a) => a.startsWith('HTTP/1.1 400'))).toHaveLength(2);
+    expect(all[0]).toMatch(/\r\nkeep-alive: timeout=72\r\n/i);
   });
 });
 
