@@ -244,6 +244,23 @@ describe('the gateway as an MCP proxy', () => {
     await gateway.applyPolicies([{ name: 'mcp', spec: POLICY }], [], [server()]);
   });
 
+  it.each([
+    ['U+0000', 'a\u0000b', /tools\[3\]\.description: must not contain U\+0000/],
+    ['a lone surrogate', 'a\ud800b', /tools\[3\]\.description: holds a lone UTF-16 surrogate/],
+  ])(
+    'refuses a listed definition holding %s, which no receipt or store could hold',
+    async (_, description, names) => {
+      const original = upstream.tools().find((t) => t.name === 'weather')?.description ?? '';
+      await upstream.setDefinition('weather', { description });
+      try {
+        const client = await connect();
+        await expect(client.listTools()).rejects.toThrow(names);
+      } finally {
+        await upstream.setDefinition('weather', { description: original });
+      }
+    },
+  );
+
   it('refuses to open a session whose header secret is not in the environment, naming the variable', async () => {
     await gateway.applyPolicies(
       [{ name: 'mcp', spec: POLICY }],

@@ -8,6 +8,8 @@ import {
   MCP_LIMITS,
   mcpToolDefinition,
   mcpToolDefinitionHash,
+  NUL_PROBLEM,
+  nulPath,
   rememberJsonText,
 } from '@toolgate/core';
 import type { ObservedTool } from './drift-pins.ts';
@@ -83,6 +85,9 @@ function observe(server: string, tool: JsonObject, index: number): ObservedTool 
   if (bad !== undefined) {
     throw listFailure(server, `tools[${index}].${bad}: holds a lone UTF-16 surrogate`);
   }
+  // The API's store of observed definitions (PostgreSQL) could not hold it.
+  const nul = nulPath(tool);
+  if (nul !== undefined) throw listFailure(server, `tools[${index}].${nul}: ${NUL_PROBLEM}`);
   let definition: JsonObject;
   try {
     definition = mcpToolDefinition(tool);

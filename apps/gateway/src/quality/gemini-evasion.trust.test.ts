@@ -81,6 +81,19 @@ function agentCases(stream: boolean): Case[] {
       /tools\[0\]\.functionDeclarations\[0\].*U\+0000/,
     ),
     refuse(
+      'U+0000 in a declaration’s schema',
+      json({
+        tools: [
+          {
+            functionDeclarations: [
+              { ...declaration('search'), parametersJsonSchema: { description: 'a\u0000b' } },
+            ],
+          },
+        ],
+      }),
+      /tools\[0\]\.functionDeclarations\[0\]\.parametersJsonSchema\.description: must not contain U\+0000/,
+    ),
+    refuse(
       'lone surrogate in a declaration name',
       json(declared('search@LONE@')),
       /tools\[0\]\.functionDeclarations\[0\]/,

@@ -114,12 +114,12 @@ function agentCases(surface: BodySurface, stream: boolean): Case[] {
     attempt: { surface, body, ...(headers ? { headers } : {}) },
     refused: { status: 400, names },
   });
-  const toolName = (name: string) =>
+  const toolName = (name: string, schema: Record<string, unknown> = { type: 'object' }) =>
     surface === 'openai-chat'
-      ? { tools: [{ type: 'function', function: { name, parameters: { type: 'object' } } }] }
+      ? { tools: [{ type: 'function', function: { name, parameters: schema } }] }
       : surface === 'openai-responses'
-        ? { tools: [{ type: 'function', name, parameters: { type: 'object' } }] }
-        : { tools: [{ name, input_schema: { type: 'object' } }] };
+        ? { tools: [{ type: 'function', name, parameters: schema }] }
+        : { tools: [{ name, input_schema: schema }] };
   const conversation = conversationKey(surface);
   return [
     refuse('lone surrogate in model', json({ model: 'gpt@LONE@' }), /model/),
@@ -134,6 +134,12 @@ function agentCases(surface: BodySurface, stream: boolean): Case[] {
       /tools\[0\].*must not contain U\+0000/,
     ),
     refuse('lone surrogate in a tool name', json(toolName('search@LONE@')), /tools\[0\]/),
+    refuse(
+      // The receipt names the declaration by hash; the API's store could not hold it.
+      'U+0000 in a tool’s schema',
+      json(toolName('search', { type: 'object', description: 'a\u0000b' })),
+      /tools\[0\]\.(function\.parameters|parameters|input_schema)\.description: must not contain U\+0000/,
+    ),
     refuse(
       'lone surrogate in a message',
       json({ [conversation]: [{ role: 'user', content: '@LONE@' }] }),
@@ -362,5 +368,8 @@ describe('property: for any request body, refused before the provider or receipt
       5_000,
     );
     expect(all.unexpected).toEqual([]);
+    // Every declaration a stored receipt names by hash went up to the API's store: the shipper
+    // logs each one the store refused (U+0000 in a schema, once) as a BUG and ships without it.
+    expect(stack.gateway.output()).not.toContain('BUG:');
   }, 180_000);
 });

@@ -814,6 +814,16 @@ describe('invalid requests produce typed errors with field paths', () => {
       { model: 'm', tools: [openAITool('a', { description: '\ud800' })] },
       'tools[0]',
     ],
+    [
+      'openai-chat',
+      { model: 'm', tools: [openAITool('a', { description: 'a\u0000b' })] },
+      'tools[0].function.description',
+    ],
+    [
+      'anthropic-messages',
+      { model: 'm', tools: [{ name: 'a', input_schema: { properties: { 'k\u0000': {} } } }] },
+      'tools[0].input_schema.properties.(key)',
+    ],
     ['openai-chat', { model: 'm', web_search_options: 'yes' }, 'web_search_options'],
     ['anthropic-messages', { model: 'm', tools: [{ input_schema: {} }] }, 'tools[0].name'],
     ['anthropic-messages', { model: 'm', mcp_servers: [{ url: 'x' }] }, 'mcp_servers[0].name'],

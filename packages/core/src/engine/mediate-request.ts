@@ -1,7 +1,8 @@
 import { ValidationError } from '../errors.ts';
 import { knownJsonText, rememberJsonText } from '../json/json-text.ts';
 import { isJsonObject, type JsonObject, type JsonValue } from '../json/json-value.ts';
-import { RECEIPT_LIMITS, receiptTextProblem } from '../receipt/receipt-limits.ts';
+import { nulPath } from '../json/well-formed-text.ts';
+import { NUL_PROBLEM, RECEIPT_LIMITS, receiptTextProblem } from '../receipt/receipt-limits.ts';
 import type {
   PolicyRevisionRef,
   ToolDescriptor,
@@ -347,6 +348,10 @@ function identifyOriginal(
       : tool.origin === 'native_tools'
         ? `tools[${tool.index}]`
         : tool.origin);
+  const nul = nulPath(tool.raw);
+  if (nul !== undefined) {
+    throw new ValidationError(kind, [{ field: `${field}.${nul}`, message: NUL_PROBLEM }]);
+  }
   throw new ValidationError(kind, [
     { field, message: 'must be valid I-JSON (no lone surrogates or non-finite numbers)' },
   ]);

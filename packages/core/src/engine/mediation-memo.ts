@@ -1,6 +1,7 @@
 import { sha256Hex } from '#sha256';
 import { deepFreeze } from '../json/deep-freeze.ts';
 import type { JsonObject } from '../json/json-value.ts';
+import { nulPath } from '../json/well-formed-text.ts';
 import { tryCanonicalize } from './tool-schema.ts';
 
 /** A declaration with its exact JSON text (the memo key) and its canonical schema hash. */
@@ -36,7 +37,7 @@ export class MediationMemo {
     return this.maxEntries > 0;
   }
 
-  /** The declaration with its key and hash, or undefined when it is not I-JSON. */
+  /** The declaration with its key and hash, or undefined when it is not I-JSON or holds U+0000. */
   identify(decl: JsonObject): KnownDeclaration | undefined {
     if (!this.enabled) {
       const hash = hashUncached(decl);
@@ -47,7 +48,7 @@ export class MediationMemo {
     return hash === undefined ? undefined : { decl, key, hash };
   }
 
-  /** `sha256:…` of the canonical declaration, or undefined when it is not I-JSON. */
+  /** `sha256:…` of the canonical declaration, or undefined when it is not I-JSON or holds U+0000. */
   hashOf(decl: JsonObject): string | undefined {
     return this.hashOfKey(JSON.stringify(decl), decl);
   }
@@ -124,9 +125,16 @@ function remember<V>(map: Map<string, V>, key: string, value: V, max: number): v
   map.set(key, value);
 }
 
+/**
+ * Undefined also for a declaration holding U+0000: the API's declaration store (PostgreSQL)
+ * cannot hold it, and a receipt must not name a schema no one can look up. Canonical JSON
+ * writes U+0000 as the escape, so one scan of the text decides, but for text that spells it.
+ */
 function hashUncached(declaration: JsonObject): string | undefined {
   const canonical = tryCanonicalize(declaration);
-  return canonical === undefined ? undefined : `sha256:${sha256Hex(canonical)}`;
+  if (canonical === undefined) return undefined;
+  if (canonical.includes('\\u0000') && nulPath(declaration) !== undefined) return undefined;
+  return `sha256:${sha256Hex(canonical)}`;
 }
 
 /**

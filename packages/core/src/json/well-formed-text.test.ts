@@ -6,6 +6,7 @@ import {
   illFormedPathInJson,
   isWellFormedString,
   jsonTextMayHoldLoneSurrogate,
+  nulPath,
   toWellFormedString,
 } from './well-formed-text.ts';
 
@@ -29,6 +30,16 @@ describe('well-formed text', () => {
       'metadata.annotations.(key)',
     );
     expect(illFormedPath({ a: [1, null, true, { b: 'fine \u{1f600}' }] })).toBeUndefined();
+  });
+
+  it('names the path of the first U+0000, in values and keys, and nothing else', () => {
+    expect(nulPath({ parameters: { properties: { q: { description: 'a\u0000b' } } } })).toBe(
+      'parameters.properties.q.description',
+    );
+    expect(nulPath({ enum: ['ok', '\u0000'] })).toBe('enum[1]');
+    expect(nulPath({ properties: { 'k\u0000': {} } })).toBe('properties.(key)');
+    // A backslash and "u0000" as text is not U+0000; lone surrogates are another check's.
+    expect(nulPath({ description: '\\u0000 \ud800', n: 0 })).toBeUndefined();
   });
 
   it('finds, from JSON text, exactly what a walk of the parse finds', () => {

@@ -44,28 +44,40 @@ export function jsonTextMayHoldLoneSurrogate(text: string): boolean {
  * is named by its parent's path plus `(key)`.
  */
 export function illFormedPath(value: unknown): string | undefined {
-  const path: PropertyKey[] = [];
-  return walk(value, path) ? formatFieldPath(path) : undefined;
+  return firstTextPath(value, (s) => !isWellFormedString(s));
 }
 
-function walk(value: unknown, path: PropertyKey[]): boolean {
-  if (typeof value === 'string') return !isWellFormedString(value);
+/**
+ * The path of the first string value or object key in `value` holding U+0000, which
+ * PostgreSQL's text and `jsonb` cannot store, or undefined (paths as {@link illFormedPath}'s).
+ */
+export function nulPath(value: unknown): string | undefined {
+  return firstTextPath(value, (s) => s.includes('\u0000'));
+}
+
+function firstTextPath(value: unknown, bad: (s: string) => boolean): string | undefined {
+  const path: PropertyKey[] = [];
+  return walk(value, path, bad) ? formatFieldPath(path) : undefined;
+}
+
+function walk(value: unknown, path: PropertyKey[], bad: (s: string) => boolean): boolean {
+  if (typeof value === 'string') return bad(value);
   if (typeof value !== 'object' || value === null) return false;
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
       path.push(i);
-      if (walk(value[i], path)) return true;
+      if (walk(value[i], path, bad)) return true;
       path.pop();
     }
     return false;
   }
   for (const key of Object.keys(value)) {
-    if (!isWellFormedString(key)) {
+    if (bad(key)) {
       path.push('(key)');
       return true;
     }
     path.push(key);
-    if (walk((value as Record<string, unknown>)[key], path)) return true;
+    if (walk((value as Record<string, unknown>)[key], path, bad)) return true;
     path.pop();
   }
   return false;

@@ -64,6 +64,9 @@ export const RECEIPT_LIMITS = {
 export const MAX_STORED_RECEIPT_BYTES = 112 * 1024;
 export const STORED_RECEIPT_BYTES_PER_POLICY = 512;
 
+/** What is wrong with agent text holding U+0000, which PostgreSQL's text and jsonb cannot store. */
+export const NUL_PROBLEM = 'must not contain U+0000';
+
 /**
  * Why an agent's text cannot go into a receipt as it is, or undefined when it can: longer than
  * `max`, or holding U+0000 (PostgreSQL text cannot store it). Lone surrogates are refused for
@@ -71,6 +74,6 @@ export const STORED_RECEIPT_BYTES_PER_POLICY = 512;
  */
 export function receiptTextProblem(value: string, max: number): string | undefined {
   if (value.length > max) return `must be at most ${max} characters`;
-  if (value.includes('\u0000')) return 'must not contain U+0000';
+  if (value.includes('\u0000')) return NUL_PROBLEM;
   return undefined;
 }
