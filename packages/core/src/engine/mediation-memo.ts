@@ -128,7 +128,8 @@ function remember<V>(map: Map<string, V>, key: string, value: V, max: number): v
 /**
  * Undefined also for a declaration holding U+0000: the API's declaration store (PostgreSQL)
  * cannot hold it, and a receipt must not name a schema no one can look up. Canonical JSON
- * writes U+0000 as the escape, so one scan of the text decides, but for text that spells it.
+ * writes U+0000 as `\u0000`, so one scan of its text finds every candidate; the walk rules out
+ * the false alarm of a backslash written before `u0000`.
  */
 function hashUncached(declaration: JsonObject): string | undefined {
   const canonical = tryCanonicalize(declaration);
