@@ -1,11 +1,12 @@
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { compactReceipt, ingestBatchOf, type Receipt } from '@toolgate/core';
+import { compactReceipt, type Receipt } from '@toolgate/core';
 import { createPrismaClient } from '@toolgate/db';
 import { createTestDatabase, startTestPostgres, type TestDatabase } from '@toolgate/db/testing';
 import pg from 'pg';
 import type { createApp } from '../apps/api/src/create-app.ts';
 import { chainOf, fixtureReceiptBody } from '../apps/api/src/receipts/receipt-fixtures.ts';
+import { apiFetch } from '../apps/gateway/src/api-fetch.ts';
 import {
   copySink,
   copyTexts,
@@ -15,6 +16,7 @@ import {
   StoredRows,
 } from './api-receipts-copy.ts';
 import { queryBench } from './api-receipts-queries.ts';
+import { gatewayIngestBody } from './api-receipts-wire.ts';
 import { withCpuProfile } from './cpu-profile.ts';
 import { CpuMeter } from './cpu-time.ts';
 import { type BenchResult, median } from './measure.ts';
@@ -44,6 +46,7 @@ const BATCH = 1000;
 const ROUNDS = 5;
 const BATCHES_PER_ROUND = BATCHES / ROUNDS;
 const NAIVE_ROWS = 2000;
+const WARMUP_RECEIPTS = BATCHES_PER_ROUND * BATCH;
 const TARGET_HTTP_VS_FLOOR = 0.35;
 const TARGET_HTTP_VS_NAIVE = 5;
 /** `BENCH_RECEIPTS=ingest` runs part a only (quick iterations on ingest), `query` part b only. */
@@ -107,26 +110,8 @@ function makeBatches(): Array<{ gateway: string; receipts: Receipt[] }> {
   const perGateway = (BATCHES * BATCH) / GATEWAYS;
   const chains = Array.from({ length: GATEWAYS }, (_, g) => {
     const gateway = `bench-gw-${g}`;
-    const start = Date.UTC(2026, 5, 1);
-    const bodies = Array.from({ length: perGateway }, (_, i) => {
-      const count = 3 + Math.floor(random() * 4);
-      const tools = [...new Set(Array.from({ length: count }, () => pick(TOOL_POOL, random)))];
-      const calls = random() < 0.6 ? [pick(tools, random)] : [];
-      if (random() < 0.05) calls.push('create_pull_request');
-      return fixtureReceiptBody({
-        id: `${gateway}-${String(i).padStart(6, '0')}`,
-        gateway,
-        receivedAt: new Date(start + i * 250 + g).toISOString(),
-        tools,
-        calls,
-        identity:
-          random() < 0.2
-            ? { service: `svc-${Math.floor(random() * 10)}`, session: `s-${i >> 4}` }
-            : { human: `user-${Math.floor(random() * 50)}`, session: `s-${i >> 4}` },
-        status: random() < 0.05 ? 502 : 200,
-      });
-    });
-    return { gateway, receipts: chainOf(bodies) };
+    const start = Date.UTC(2026, 5, 1) + g;
+    return { gateway, receipts: benchChain(gateway, perGateway, TOOL_POOL, random, start) };
   });
   const batches: Array<{ gateway: string; receipts: Receipt[] }> = [];
   for (let b = 0; b < BATCHES; b++) {
@@ -138,6 +123,36 @@ function makeBatches(): Array<{ gateway: string; receipts: Receipt[] }> {
     });
   }
   return batches;
+}
+
+/** One gateway's chain of `count` receipts offering tools of `pool`, 250 ms apart from `start`. */
+function benchChain(
+  gateway: string,
+  count: number,
+  pool: ReadonlyArray<string>,
+  random: () => number,
+  start: number,
+): Receipt[] {
+  const bodies = Array.from({ length: count }, (_, i) => {
+    const tools = [
+      ...new Set(Array.from({ length: 3 + Math.floor(random() * 4) }, () => pick(pool, random))),
+    ];
+    const calls = random() < 0.6 ? [pick(tools, random)] : [];
+    if (random() < 0.05) calls.push('create_pull_request');
+    return fixtureReceiptBody({
+      id: `${gateway}-${String(i).padStart(6, '0')}`,
+      gateway,
+      receivedAt: new Date(start + i * 250).toISOString(),
+      tools,
+      calls,
+      identity:
+        random() < 0.2
+          ? { service: `svc-${Math.floor(random() * 10)}`, session: `s-${i >> 4}` }
+          : { human: `user-${Math.floor(random() * 50)}`, session: `s-${i >> 4}` },
+      status: random() < 0.05 ? 502 : 200,
+    });
+  });
+  return chainOf(bodies);
 }
 
 function pick<T>(values: ReadonlyArray<T>, random: () => number): T {
@@ -155,8 +170,13 @@ async function ingestBench(adminUrl: string): Promise<{ lines: string[]; passed:
   );
   const gateways = [...new Set(batches.map((b) => b.gateway))];
   progress('starting two APIs and four plain databases (one per variant)');
-  const sequential = await httpSink(adminUrl, gateways);
-  const concurrent = await httpSink(adminUrl, gateways);
+  const warmup = makeWarmup();
+  const warmupToolSets = new Set(toolSetHashes(warmup));
+  if (all.some((receipt) => warmupToolSets.has(compactReceipt(receipt).stored.tool_set_hash))) {
+    throw new Error('a measured tool set is among the warm-up ones: it would be stored already');
+  }
+  const sequential = await httpSink(adminUrl, gateways, warmup);
+  const concurrent = await httpSink(adminUrl, gateways, warmup);
   const floor = await copySink(adminUrl, { unindexed: true, parallel: true });
   const floorOne = await copySink(adminUrl, { unindexed: true, parallel: false });
   const copy = await copySink(adminUrl, { unindexed: false, parallel: true });
@@ -186,7 +206,7 @@ async function ingestBench(adminUrl: string): Promise<{ lines: string[]; passed:
       // Every variant gets its input ready-made: only getting it into PostgreSQL is timed.
       const posts = slice.map((batch) => ({
         gateway: batch.gateway,
-        body: JSON.stringify(ingestBatchOf(batch.receipts)),
+        body: gatewayIngestBody(batch.receipts),
         count: batch.receipts.length,
       }));
       const copies = copyTexts(copyRows.of(receipts));
@@ -235,8 +255,8 @@ async function ingestBench(adminUrl: string): Promise<{ lines: string[]; passed:
         vsNaive: rate(seq) / rate(naively, naiveReceipts.length),
       });
     }
-    // The APIs also stored their warm-up batch's tool sets.
-    const apiToolSets = new Set([...copyRows.toolSetHashes, ...toolSetHashes(makeWarmup())]).size;
+    // The APIs also stored their warm-up's tool sets (none of them a measured one).
+    const apiToolSets = copyRows.toolSetHashes.size + warmupToolSets.size;
     await expectRows(sequential.url, all.length, apiToolSets, "gateway <> 'bench-warmup'");
     await expectRows(concurrent.url, all.length, apiToolSets, "gateway <> 'bench-warmup'");
     await expectRows(floor.url, all.length, copyRows.toolSetHashes.size, 'TRUE', FLOOR_SUFFIX);
@@ -308,10 +328,13 @@ async function startApi(
 async function httpSink(
   adminUrl: string,
   gateways: ReadonlyArray<string>,
+  warmup: ReadonlyArray<Receipt>,
 ): Promise<Sink & { post(batch: PreparedBatch): Promise<void> }> {
   const api = await startApi(adminUrl, [...gateways, 'bench-warmup']);
+  // The client the gateway's shipper posts with (undici's `request`), not `fetch`.
+  const send = apiFetch();
   const post = async ({ gateway, body, count }: PreparedBatch) => {
-    const response = await fetch(api.url + INGEST_PATH(gateway), {
+    const response = await send(api.url + INGEST_PATH(gateway), {
       method: 'POST',
       headers: {
         authorization: `Bearer ${api.gatewayTokens.get(gateway)}`,
@@ -328,19 +351,18 @@ async function httpSink(
     }
   };
   // Warm the JIT on another chain so the measured batches are steady state.
-  const warmup = makeWarmup();
-  await post({
-    gateway: 'bench-warmup',
-    body: JSON.stringify(ingestBatchOf(warmup)),
-    count: 300,
-  });
+  for (let offset = 0; offset < warmup.length; offset += BATCH) {
+    const receipts = warmup.slice(offset, offset + BATCH);
+    const body = gatewayIngestBody(receipts);
+    await post({ gateway: 'bench-warmup', body, count: receipts.length });
+  }
   return { url: api.database.url, close: api.close, post };
 }
 
 /** A batch as its gateway sends it: serialized before the clock starts. */
 interface PreparedBatch {
   gateway: string;
-  body: string;
+  body: Buffer;
   count: number;
 }
 
@@ -348,18 +370,15 @@ function toolSetHashes(receipts: ReadonlyArray<Receipt>): string[] {
   return receipts.map((receipt) => compactReceipt(receipt).stored.tool_set_hash);
 }
 
+/**
+ * What each API ingests before the clock starts, on a chain of its own: as many receipts as a
+ * round and of the same kind (one batch of 300 left V8 still optimizing through the first
+ * rounds, which ran up to a third slower than the last), with tools of their own, so that no
+ * measured tool set is stored already.
+ */
 function makeWarmup(): Receipt[] {
-  return chainOf(
-    Array.from({ length: 300 }, (_, i) =>
-      fixtureReceiptBody({
-        id: `warm-${i}`,
-        gateway: 'bench-warmup',
-        receivedAt: new Date(Date.UTC(2026, 4, 1) + i * 1000).toISOString(),
-        tools: ['search_code', 'read_file', 'create_pull_request'],
-        calls: ['read_file'],
-      }),
-    ),
-  );
+  const pool = TOOL_POOL.map((name) => `warmup_${name}`);
+  return benchChain('bench-warmup', WARMUP_RECEIPTS, pool, lcg(11), Date.UTC(2026, 4, 1));
 }
 
 /** A plain database loaded by a naive loop: a `createMany` of one row per table and receipt. */

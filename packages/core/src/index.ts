@@ -30,6 +30,7 @@ export * from './engine/tool-results.ts';
 export * from './errors.ts';
 export * from './hash/hash.ts';
 export * from './json/canonical-json.ts';
+export * from './json/canonical-order.ts';
 export { deepFreeze, isDeeplyFrozen } from './json/deep-freeze.ts';
 export * from './json/json-diff.ts';
 export * from './json/json-text.ts';

@@ -6,7 +6,7 @@ import {
 } from '@toolgate/contract';
 import {
   ConflictError,
-  canonicalize,
+  canonicalizeParsed,
   expandReceipt,
   hashString,
   issuesToCauses,
@@ -229,7 +229,7 @@ function checkToolSet(hash: string, value: unknown): SentToolSet {
   let json: string;
   try {
     // The canonical text is both what is hashed and what is stored (jsonb keeps no key order).
-    json = canonicalize(value);
+    json = canonicalizeParsed(value);
     const actual = hashString(json);
     if (actual !== hash) {
       return { ok: false, message: `${field}: its content hashes to ${actual}` };
@@ -251,7 +251,7 @@ function checkStoredToolSet(hash: string, value: unknown): SentToolSet {
   const field = `tool_sets["${hash}"]`;
   let json: string;
   try {
-    json = canonicalize(value);
+    json = canonicalizeParsed(value);
   } catch (error) {
     return { ok: false, message: `${field}: cannot be hashed: ${(error as Error).message}` };
   }

@@ -1,4 +1,5 @@
 import {
+  canonicalize,
   compactReceipt,
   hashCanonical,
   issuesToCauses,
@@ -82,6 +83,45 @@ describe('receipt ingest', () => {
       params: { name: 'gw-sets' },
     });
     expect(verification).toMatchObject({ gateway: 'gw-sets', valid: true, checked: 4 });
+  });
+
+  it('takes receipts and tool sets in canonical order (as gateways send them) and checks them alike', async () => {
+    const client = await gateway('gw-ordered');
+    const chain = chainOf(bodies('gw-ordered', 3));
+    // The gateway's wire form: each receipt its canonical text with `hash` appended, each tool
+    // set its canonical text (parsed here, as the API's body parser parses them).
+    const toolSets: Record<string, unknown> = {};
+    const items = chain.map((receipt) => {
+      const { stored, toolSet } = compactReceipt(receipt);
+      toolSets[stored.tool_set_hash] = JSON.parse(canonicalize(toolSet));
+      const { hash, ...rest } = stored;
+      return JSON.parse(`${canonicalize(rest).slice(0, -1)},"hash":${JSON.stringify(hash)}}`);
+    });
+    // In that order, but with a value changed: the hash must still catch it.
+    const doctored = { ...items[2], model: 'gpt-doctored' };
+    const first = await call(client, 'receipts.ingest', {
+      params: { name: 'gw-ordered' },
+      body: { receipts: [items[0], items[1], doctored], tool_sets: toolSets },
+    });
+    expect(first.results.map((r: { result: string }) => r.result)).toEqual([
+      'created',
+      'created',
+      'rejected',
+    ]);
+    expect(first.results[2]).toMatchObject({ reason: 'HashMismatch' });
+    const again = await call(client, 'receipts.ingest', {
+      params: { name: 'gw-ordered' },
+      body: { receipts: [items[2]] },
+    });
+    expect(again.results).toEqual([{ id: 'gw-ordered-r2', result: 'created' }]);
+    const served = await call(stack.api.operator, 'receipts.get', {
+      params: { id: 'gw-ordered-r2' },
+    });
+    expect(served.receipt).toEqual(chain[2]);
+    const verification = await call(stack.api.operator, 'receipts.verify', {
+      params: { name: 'gw-ordered' },
+    });
+    expect(verification).toMatchObject({ valid: true, checked: 3 });
   });
 
   it('rejects a receipt whose tool set is neither stored nor sent valid, naming the field', async () => {

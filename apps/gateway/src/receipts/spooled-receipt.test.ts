@@ -1,3 +1,4 @@
+import { canonicalize } from '@toolgate/core';
 import { describe, expect, it } from 'vitest';
 import {
   decodeSpooledReceipt,
@@ -68,5 +69,26 @@ describe('spooled receipt layout', () => {
     expect(body.receipts).toEqual(carried.map((_, n) => ({ ...receipt, id: `rcpt_${n}` })));
     expect(body.tool_sets).toEqual({ ...toolSets, ...other });
     expect(JSON.parse(ingestBody([]).toString('utf8'))).toEqual({ receipts: [], tool_sets: {} });
+  });
+
+  it('ships tool sets in canonical order, so the API writes their canonical text without a sort', () => {
+    const unordered = {
+      tools: [
+        { type: 'function', name: 'b_tool', schema: { z: 1, a: { y: [2, { d: 1, c: 0 }] } } },
+      ],
+    };
+    const record = decodeSpooledReceipt(
+      encodeSpooledReceipt({
+        id: 'rcpt_1',
+        hash: HASH,
+        receiptJson: JSON.stringify(receipt),
+        schemas: {},
+        toolSets: { [SET_HASH]: unordered as never },
+      }),
+    );
+    const shipped = JSON.parse(ingestBody([record]).toString('utf8')).tool_sets[SET_HASH];
+    // Parsed back, its keys are in canonical order: JSON.stringify writes its canonical text.
+    expect(JSON.stringify(shipped)).toBe(canonicalize(unordered));
+    expect(JSON.stringify(unordered)).not.toBe(canonicalize(unordered));
   });
 });

@@ -1,4 +1,4 @@
-import type { JsonObject, StoredReceipt, ToolSet } from '@toolgate/core';
+import { canonicalize, type JsonObject, type StoredReceipt, type ToolSet } from '@toolgate/core';
 
 /**
  * What the spool holds per request: the receipt in its stored form, the tool declarations it
@@ -57,7 +57,9 @@ export function encodeSpooledReceipt(record: SpooledReceiptInput): Buffer {
 
 /**
  * The same layout as pieces to write one after the other (the spool writes them with one
- * `pwritev`): nothing is joined here.
+ * `pwritev`): nothing is joined here. Tool sets are written in canonical order, as the receipt
+ * is, so the API reading them back finds them in that order and needs no sort
+ * (`canonicalizeParsed`); a record carries one only the first time this process uses it.
  */
 export function spooledReceiptPieces(record: SpooledReceiptInput): Buffer[] {
   const receipt = Buffer.from(record.receiptJson, 'utf8');
@@ -69,7 +71,7 @@ export function spooledReceiptPieces(record: SpooledReceiptInput): Buffer[] {
     ),
     receipt,
     Buffer.from(
-      `,"id":${JSON.stringify(record.id)},"schemas":${JSON.stringify(record.schemas)},"tool_sets":${JSON.stringify(record.toolSets)}}`,
+      `,"id":${JSON.stringify(record.id)},"schemas":${JSON.stringify(record.schemas)},"tool_sets":${canonicalize(record.toolSets)}}`,
       'utf8',
     ),
   ];

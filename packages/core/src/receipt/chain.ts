@@ -1,5 +1,6 @@
 import { hashCanonical, hashString, type Sha256Hash } from '../hash/hash.ts';
 import { canonicalize } from '../json/canonical-json.ts';
+import { canonicalWithLastMember } from '../json/canonical-order.ts';
 import type {
   Receipt,
   ReceiptBody,
@@ -30,12 +31,15 @@ export function receiptHash(receipt: Linked<ReceiptBody> | Linked<StoredReceiptB
 /**
  * `receiptHash` of a stored (or v1) receipt and its JSON text from one serialization: its
  * canonical form (the text hashed) with `hash` appended. For the API's ingest, which stores the
- * text.
+ * text. A receipt parsed from the text our gateways send (that very form: `chainReceiptJson`)
+ * is in that order already, and its text is written by `JSON.stringify` (canonical-order.ts).
  */
 export function receiptHashAndJson(receipt: StoredReceipt | ReceiptV1): {
   hash: Sha256Hash;
   json: string;
 } {
+  const ordered = canonicalWithLastMember(receipt, 'hash');
+  if (ordered !== undefined) return { hash: hashString(ordered.canonical), json: ordered.json };
   const { hash: stated, ...rest } = receipt;
   const canonical = canonicalize(rest);
   return {
