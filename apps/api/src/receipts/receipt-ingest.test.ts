@@ -1,5 +1,6 @@
 import {
   canonicalize,
+  chainReceiptJson,
   compactReceipt,
   hashCanonical,
   issuesToCauses,
@@ -88,14 +89,14 @@ describe('receipt ingest', () => {
   it('takes receipts and tool sets in canonical order (as gateways send them) and checks them alike', async () => {
     const client = await gateway('gw-ordered');
     const chain = chainOf(bodies('gw-ordered', 3));
-    // The gateway's wire form: each receipt its canonical text with `hash` appended, each tool
-    // set its canonical text (parsed here, as the API's body parser parses them).
+    // The gateway's wire form (its recorder's `chainReceiptJson`): each receipt its canonical
+    // text with `hash` appended, each tool set its canonical text (parsed here, as the API's
+    // body parser parses them).
     const toolSets: Record<string, unknown> = {};
-    const items = chain.map((receipt) => {
-      const { stored, toolSet } = compactReceipt(receipt);
-      toolSets[stored.tool_set_hash] = JSON.parse(canonicalize(toolSet));
-      const { hash, ...rest } = stored;
-      return JSON.parse(`${canonicalize(rest).slice(0, -1)},"hash":${JSON.stringify(hash)}}`);
+    const items = chain.map(({ hash: _hash, prev_hash, ...body }) => {
+      const chained = chainReceiptJson(body, prev_hash);
+      toolSets[chained.toolSetHash] = JSON.parse(canonicalize(chained.toolSet));
+      return JSON.parse(chained.json);
     });
     // In that order, but with a value changed: the hash must still catch it.
     const doctored = { ...items[2], model: 'gpt-doctored' };
